@@ -1,0 +1,90 @@
+import { z } from 'zod';
+
+/** Raised when the environment does not satisfy a service's schema; lists every problem at once. */
+export class EnvError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid environment:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'EnvError';
+  }
+}
+
+export type EnvSource = Record<string, string | undefined>;
+
+export function parseEnv<S extends z.ZodType>(schema: S, source: EnvSource): z.output<S> {
+  // Empty strings mean "unset", as in shell `FOO= cmd`.
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  const result = schema.safeParse(cleaned);
+  if (result.success) return result.data;
+  throw new EnvError(
+    result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`),
+  );
+}
+
+/** Parses the environment or prints the problems and exits 1: a service must not boot half-configured. */
+export function loadEnvOrExit<S extends z.ZodType>(service: string, schema: S, source: EnvSource): z.output<S> {
+  try {
+    return parseEnv(schema, source);
+  } catch (err) {
+    if (err instanceof EnvError) {
+      process.stderr.write(`[${service}] cannot start. ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+const booleanText = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const urlWithProtocols = (protocols: string[]) =>
+  z.string().refine((v) => {
+    try {
+      return protocols.includes(new URL(v).protocol);
+    } catch {
+      return false;
+    }
+  }, `must be a URL (${protocols.join(' or ')})`);
+
+/** Field builders shared by every service's env schema. */
+export const env = {
+  port: (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback),
+  boolean: (fallback: boolean) => booleanText.default(fallback),
+  positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
+  httpUrl: (fallback: string) => urlWithProtocols(['http:', 'https:']).default(fallback),
+  databaseUrl: () =>
+    urlWithProtocols(['postgresql:', 'postgres:']).default('postgresql://postgres@127.0.0.1:5432/modelgate'),
+  redisUrl: () => urlWithProtocols(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
+  /** Namespace for every Redis key and channel, so tests and several deployments can share a server. */
+  redisPrefix: () => z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/, 'letters, digits, ":", "_" or "-"').default('mg:'),
+  logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  nodeEnv: () => z.enum(['development', 'production', 'test']).default('development'),
+};
+
+/** Fields every service reads the same way. */
+export const commonEnvShape = {
+  NODE_ENV: env.nodeEnv(),
+  LOG_LEVEL: env.logLevel(),
+  SHUTDOWN_TIMEOUT_MS: env.positiveInt(10_000),
+};
+
+/**
+ * A secret that must be set in production. Outside production a fixed development value is used so
+ * `pnpm start` works with no configuration; the service logs a warning when it falls back.
+ */
+export function secretWithDevFallback<T extends { NODE_ENV: string }>(
+  data: T,
+  ctx: z.RefinementCtx,
+  key: keyof T & string,
+  devValue: string,
+): void {
+  const value = data[key] as unknown;
+  if (value === undefined) {
+    if (data.NODE_ENV === 'production') ctx.addIssue({ code: 'custom', path: [key], message: 'is required in production' });
+    else (data as Record<string, unknown>)[key] = devValue;
+  } else if (typeof value !== 'string' || value.length < 32) {
+    ctx.addIssue({ code: 'custom', path: [key], message: 'must be at least 32 characters' });
+  }
+}
+
+export { z };

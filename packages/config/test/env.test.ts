@@ -1,0 +1,31 @@
+import { EnvError, env, parseEnv, z } from '../src';
+
+const schema = z.object({
+  PORT: env.port(3000),
+  DATABASE_URL: env.databaseUrl(),
+  REDIS_URL: env.redisUrl(),
+  SECURE: env.boolean(false),
+});
+
+describe('parseEnv', () => {
+  it('applies defaults and treats empty strings as unset', () => {
+    expect(parseEnv(schema, { PORT: '', SECURE: 'true' })).toEqual({
+      PORT: 3000,
+      DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/modelgate',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      SECURE: true,
+    });
+  });
+
+  it('lists every problem at once', () => {
+    let caught: unknown;
+    try {
+      parseEnv(schema, { PORT: 'abc', DATABASE_URL: 'mysql://x', REDIS_URL: 'nope', SECURE: 'maybe' });
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(EnvError);
+    const problems = (caught as EnvError).problems.join('\n');
+    for (const key of ['PORT', 'DATABASE_URL', 'REDIS_URL', 'SECURE']) expect(problems).toContain(key);
+  });
+});

@@ -1,0 +1,49 @@
+import { AppError, dialectForPath, renderError, toAppError } from '../src';
+
+describe('AppError rendering', () => {
+  const err = new AppError('model_not_allowed', 'model gpt-x is not allowed for this key', { param: 'model' });
+
+  it('renders the /api envelope', () => {
+    expect(renderError(err, 'envelope', 'rid')).toEqual({
+      status: 403,
+      headers: {},
+      body: { success: false, message: 'model gpt-x is not allowed for this key', code: 'model_not_allowed' },
+    });
+  });
+
+  it('renders the OpenAI shape with the request id in the message', () => {
+    expect(renderError(err, 'openai', 'rid-1').body).toEqual({
+      error: {
+        message: 'model gpt-x is not allowed for this key (request id: rid-1)',
+        type: 'permission_error',
+        param: 'model',
+        code: 'model_not_allowed',
+      },
+    });
+  });
+
+  it('renders the Google shape', () => {
+    expect(renderError(new AppError('upstream_timeout', 'timed out'), 'google', 'x').body).toEqual({
+      error: { code: 504, message: 'timed out', status: 'DEADLINE_EXCEEDED' },
+    });
+  });
+
+  it('sends Retry-After for rate limits', () => {
+    expect(renderError(new AppError('rate_limited', 'slow down', { retryAfter: 12.2 }), 'envelope', 'x').headers).toEqual({
+      'Retry-After': '13',
+    });
+  });
+
+  it('hides unknown errors behind a generic 500', () => {
+    const mapped = toAppError(new Error('duplicate key value violates unique constraint "users_pkey" SELECT *'));
+    expect(mapped.status).toBe(500);
+    expect(mapped.message).toBe('internal server error');
+  });
+
+  it('maps paths to dialects', () => {
+    expect(dialectForPath('/v1/completions')).toBe('openai');
+    expect(dialectForPath('/v1beta/models/gemini:generateContent')).toBe('google');
+    expect(dialectForPath('/v1/models/gemini-2.5-flash:generateContent')).toBe('google');
+    expect(dialectForPath('/api/user/self')).toBe('envelope');
+  });
+});

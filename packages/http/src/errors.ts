@@ -1,0 +1,44 @@
+import { AppError, type ErrorDialect, renderError, toAppError } from '@modelgate/errors';
+import type { Logger } from '@modelgate/logger';
+import type { NextFunction, Request, Response } from 'express';
+
+/** What may be logged about an error: its kind and first line, never a stack, query text or payload. */
+export function describeError(err: unknown): Record<string, unknown> {
+  if (!(err instanceof Error)) return { type: typeof err };
+  const code = (err as { code?: unknown }).code;
+  return {
+    type: err.name,
+    code: typeof code === 'string' || typeof code === 'number' ? code : undefined,
+    message: err.message.split('\n', 1)[0].slice(0, 200),
+  };
+}
+
+export function sendError(res: Response, err: AppError, dialect: ErrorDialect, requestId: string): void {
+  const rendered = renderError(err, dialect, requestId);
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.status(rendered.status).set(rendered.headers).json(rendered.body);
+}
+
+/** Final Express error handler: maps anything thrown to the dialect of the route. */
+export function errorHandler(logger: Logger, dialect: ErrorDialect | ((req: Request) => ErrorDialect)) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const appError = toAppError(err);
+    if (appError.status >= 500) {
+      logger.error(
+        { requestId: req.requestId, err: describeError(appError.cause ?? err), code: appError.code },
+        'request failed',
+      );
+    }
+    sendError(res, appError, typeof dialect === 'function' ? dialect(req) : dialect, req.requestId ?? '');
+  };
+}
+
+export function notFound(dialect: ErrorDialect | ((req: Request) => ErrorDialect)) {
+  return (req: Request, res: Response) => {
+    const err = new AppError('not_found', `no route for ${req.method} ${req.path}`);
+    sendError(res, err, typeof dialect === 'function' ? dialect(req) : dialect, req.requestId ?? '');
+  };
+}

@@ -1,0 +1,6 @@
+export * from './request-id';
+export * from './errors';
+export * from './validation';
+export * from './health';
+export * from './access-log';
+export * from './server';

@@ -1,0 +1,76 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
+import type { Logger } from '@modelgate/logger';
+import { describeError } from './errors';
+
+export type Closer = () => Promise<unknown> | unknown;
+
+export interface RunServiceOptions {
+  name: string;
+  logger: Logger;
+  port: number;
+  host?: string;
+  /** Released after the HTTP server has drained, in order (e.g. BullMQ worker, Prisma, Redis). */
+  closers?: Closer[];
+  /** Hard limit on the drain; connections still open then are destroyed. */
+  shutdownTimeoutMs: number;
+  /** Keep-alive must outlive the edge's idle socket timeout, or the edge reuses dead sockets. */
+  keepAliveTimeoutMs?: number;
+}
+
+export function listen(app: Express, port: number, host = '0.0.0.0', keepAliveTimeoutMs = 65_000): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
+    server.keepAliveTimeout = keepAliveTimeoutMs;
+    server.headersTimeout = keepAliveTimeoutMs + 1000;
+    // Long model calls and streams are bounded by the relay's own timeouts, not Node's default 300 s.
+    server.requestTimeout = 0;
+  });
+}
+
+/**
+ * Listens, then on SIGTERM/SIGINT: stops accepting, lets in-flight requests finish (closing idle
+ * keep-alive sockets), releases dependencies and exits. A second signal or the timeout forces exit.
+ */
+export async function runService(app: Express, options: RunServiceOptions): Promise<Server> {
+  const { logger, name } = options;
+  const server = await listen(app, options.port, options.host, options.keepAliveTimeoutMs);
+  const address = server.address() as AddressInfo;
+  logger.info({ port: address.port }, `${name} listening`);
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, `${name} draining`);
+    const force = setTimeout(() => {
+      logger.error('drain timed out: closing remaining connections');
+      server.closeAllConnections();
+    }, options.shutdownTimeoutMs);
+    force.unref();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
+    clearTimeout(force);
+    let exitCode = 0;
+    for (const close of options.closers ?? []) {
+      try {
+        await close();
+      } catch (err) {
+        exitCode = 1;
+        logger.error({ err: describeError(err) }, 'error while closing a dependency');
+      }
+    }
+    logger.info(`${name} stopped`);
+    logger.flush?.();
+    process.exit(exitCode);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  return server;
+}

@@ -1,0 +1,71 @@
+import { type ConnectionOptions, type Job, Queue, Worker, type WorkerOptions } from 'bullmq';
+import { Redis, type RedisOptions } from 'ioredis';
+import { z } from 'zod';
+
+/** Queue names and payloads are defined once here and shared by producers and workers. */
+export const QUEUE_NAMES = {
+  paymentWebhooks: 'payment-webhooks',
+} as const;
+
+export const paymentWebhookJobSchema = z.object({
+  provider: z.literal('stripe'),
+  /** The provider's event id; also the BullMQ job id, so a duplicate add is a no-op. */
+  eventId: z.string().min(1),
+});
+export type PaymentWebhookJob = z.infer<typeof paymentWebhookJobSchema>;
+
+/** Keys live under the deployment's Redis prefix, so tests and co-hosted installs never collide. */
+export function bullPrefix(redisPrefix: string): string {
+  return `${redisPrefix}bull`;
+}
+
+/**
+ * Redis connection for a producer on the HTTP path: fails fast (~150 ms) when Redis is down instead
+ * of waiting minutes, and works normally when it is up (see shared notes: BullMQ).
+ */
+export function createProducerConnection(redisUrl: string, extra: RedisOptions = {}): Redis {
+  return new Redis(redisUrl, { maxRetriesPerRequest: 1, lazyConnect: false, ...extra });
+}
+
+/** Redis connection for a BullMQ worker: BullMQ requires `maxRetriesPerRequest: null` for blocking calls. */
+export function createWorkerConnection(redisUrl: string, extra: RedisOptions = {}): Redis {
+  return new Redis(redisUrl, { maxRetriesPerRequest: null, ...extra });
+}
+
+export const PAYMENT_WEBHOOK_JOB_OPTIONS = {
+  attempts: 10,
+  backoff: { type: 'exponential', delay: 1_000 },
+  removeOnComplete: { age: 7 * 24 * 3600, count: 10_000 },
+  removeOnFail: { age: 30 * 24 * 3600, count: 10_000 },
+} as const;
+
+export function createPaymentWebhookQueue(connection: ConnectionOptions, redisPrefix: string): Queue<PaymentWebhookJob> {
+  return new Queue<PaymentWebhookJob>(QUEUE_NAMES.paymentWebhooks, {
+    connection,
+    prefix: bullPrefix(redisPrefix),
+    skipWaitingForReady: true,
+    defaultJobOptions: PAYMENT_WEBHOOK_JOB_OPTIONS,
+  });
+}
+
+/** Queues one payment event; the job id is the event id, so re-queueing the same event is a no-op. */
+export async function enqueuePaymentWebhook(queue: Queue<PaymentWebhookJob>, job: PaymentWebhookJob): Promise<void> {
+  const data = paymentWebhookJobSchema.parse(job);
+  await queue.add(`${data.provider}:${data.eventId}`, data, { jobId: data.eventId });
+}
+
+export function createPaymentWebhookWorker(
+  connection: ConnectionOptions,
+  redisPrefix: string,
+  process: (job: Job<PaymentWebhookJob>, data: PaymentWebhookJob) => Promise<unknown>,
+  options: Partial<WorkerOptions> = {},
+): Worker<PaymentWebhookJob> {
+  return new Worker<PaymentWebhookJob>(
+    QUEUE_NAMES.paymentWebhooks,
+    (job) => process(job, paymentWebhookJobSchema.parse(job.data)),
+    { connection, prefix: bullPrefix(redisPrefix), concurrency: 4, ...options },
+  );
+}
+
+export { Queue, Worker, Redis };
+export type { Job };
