@@ -70,21 +70,31 @@ export const commonEnvShape = {
 
 /**
  * A secret that must be set in production. Outside production a fixed development value is used so
- * `pnpm start` works with no configuration; the service logs a warning when it falls back.
+ * `pnpm start` works with no configuration. Call from the schema's `.transform((data, ctx) => ...)`.
  */
-export function secretWithDevFallback<T extends { NODE_ENV: string }>(
-  data: T,
+export function secretOrDevFallback(
+  data: { NODE_ENV: string } & Record<string, unknown>,
   ctx: z.RefinementCtx,
-  key: keyof T & string,
+  key: string,
   devValue: string,
-): void {
-  const value = data[key] as unknown;
+): string {
+  const value = data[key];
   if (value === undefined) {
     if (data.NODE_ENV === 'production') ctx.addIssue({ code: 'custom', path: [key], message: 'is required in production' });
-    else (data as Record<string, unknown>)[key] = devValue;
-  } else if (typeof value !== 'string' || value.length < 32) {
+    return devValue;
+  }
+  if (typeof value !== 'string' || value.length < 32) {
     ctx.addIssue({ code: 'custom', path: [key], message: 'must be at least 32 characters' });
   }
+  return String(value);
 }
+
+/** Shared connection fields of the services that use PostgreSQL and Redis. */
+export const dataEnvShape = {
+  DATABASE_URL: env.databaseUrl(),
+  REDIS_URL: env.redisUrl(),
+  REDIS_PREFIX: env.redisPrefix(),
+  DATABASE_POOL_SIZE: env.positiveInt(10),
+};
 
 export { z };

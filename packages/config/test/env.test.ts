@@ -1,4 +1,4 @@
-import { EnvError, env, parseEnv, z } from '../src';
+import { EnvError, env, parseEnv, secretOrDevFallback, z } from '../src';
 
 const schema = z.object({
   PORT: env.port(3000),
@@ -27,5 +27,20 @@ describe('parseEnv', () => {
     expect(caught).toBeInstanceOf(EnvError);
     const problems = (caught as EnvError).problems.join('\n');
     for (const key of ['PORT', 'DATABASE_URL', 'REDIS_URL', 'SECURE']) expect(problems).toContain(key);
+  });
+});
+
+describe('secretOrDevFallback', () => {
+  const withSecret = z
+    .object({ NODE_ENV: z.string().default('development'), CRYPTO_SECRET: z.string().optional() })
+    .transform((data, ctx) => ({ ...data, CRYPTO_SECRET: secretOrDevFallback(data, ctx, 'CRYPTO_SECRET', 'd'.repeat(32)) }));
+
+  it('falls back outside production', () => {
+    expect(parseEnv(withSecret, {}).CRYPTO_SECRET).toBe('d'.repeat(32));
+  });
+
+  it('requires the secret in production and rejects short ones', () => {
+    expect(() => parseEnv(withSecret, { NODE_ENV: 'production' })).toThrow(/CRYPTO_SECRET: is required in production/);
+    expect(() => parseEnv(withSecret, { CRYPTO_SECRET: 'short' })).toThrow(/at least 32/);
   });
 });

@@ -1,3 +1,21 @@
 export * from './client';
+export * from './crypto';
+export {
+  applyMigrations,
+  DatabaseUnreachableError,
+  databaseExists,
+  databaseName,
+  DEFAULT_DATABASE_URL,
+  describeServer,
+  diffSchemaAgainstMigrations,
+  ensureDatabase,
+  isUnreachable,
+  MIGRATIONS_DIR,
+  migrationsHash,
+  SCHEMA_PATH,
+  withDatabase,
+  writeMigration,
+} from './migrate';
+export { quoteIdentifier, runOnServer, SchemaEngineError } from './schema-engine';
 export { Prisma, PrismaClient } from './generated/prisma/client';
 export type * from './generated/prisma/models';

@@ -1,0 +1,203 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { createPrismaClient, type PrismaClient } from '../src';
+import {
+  applyMigrations,
+  DatabaseUnreachableError,
+  diffSchemaAgainstMigrations,
+  ensureDatabase,
+  MIGRATIONS_DIR,
+  SCHEMA_PATH,
+  withDatabase,
+  writeMigration,
+} from '../src/migrate';
+
+// The Jest global setup points DATABASE_URL at this run's private, migrated database.
+const runDatabaseUrl = process.env.DATABASE_URL as string;
+const APPLICATION_TABLES = [
+  'backup_codes', 'channels', 'logs', 'options', 'payment_events', 'tokens', 'top_ups', 'two_factor', 'users',
+];
+
+async function query<T extends pg.QueryResultRow>(databaseUrl: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+async function dropDatabase(name: string): Promise<void> {
+  await query(withDatabase(runDatabaseUrl, 'postgres'), `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+}
+
+async function countShadowDatabases(): Promise<number> {
+  const rows = await query<{ n: number }>(
+    withDatabase(runDatabaseUrl, 'postgres'),
+    "SELECT count(*)::int AS n FROM pg_database WHERE datname LIKE 'mg\\_shadow\\_%'",
+  );
+  return rows[0].n;
+}
+
+describe('applyMigrations on a new database', () => {
+  const name = `mg_test_${randomBytes(6).toString('hex')}_fresh`;
+  const url = withDatabase(runDatabaseUrl, name);
+
+  afterAll(() => dropDatabase(name));
+
+  it('creates the missing database, then applies every migration and records it', async () => {
+    expect(await ensureDatabase(url)).toBe(true);
+    const migrationNames = (await readdir(MIGRATIONS_DIR, { withFileTypes: true }))
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+      .sort();
+
+    expect(await applyMigrations(url)).toEqual(migrationNames);
+
+    const tables = await query<{ tablename: string }>(url, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'");
+    expect(tables.map((row) => row.tablename).sort()).toEqual([...APPLICATION_TABLES, '_prisma_migrations'].sort());
+
+    // Recorded like `prisma migrate deploy`: finished, with the SHA-256 of the script as checksum.
+    const recorded = await query<{ migration_name: string; checksum: string; finished: boolean }>(
+      url,
+      'SELECT migration_name, checksum, finished_at IS NOT NULL AS finished FROM _prisma_migrations ORDER BY migration_name',
+    );
+    const expected = await Promise.all(
+      migrationNames.map(async (migration) => ({
+        migration_name: migration,
+        checksum: createHash('sha256').update(await readFile(join(MIGRATIONS_DIR, migration, 'migration.sql'))).digest('hex'),
+        finished: true,
+      })),
+    );
+    expect(recorded).toEqual(expected);
+  });
+
+  it('does nothing when run again', async () => {
+    const before = await query(url, 'SELECT * FROM _prisma_migrations ORDER BY id');
+    expect(await ensureDatabase(url)).toBe(false);
+    expect(await applyMigrations(url)).toEqual([]);
+    expect(await query(url, 'SELECT * FROM _prisma_migrations ORDER BY id')).toEqual(before);
+  });
+});
+
+describe('balance CHECK constraints', () => {
+  let prisma: PrismaClient;
+
+  beforeAll(() => {
+    prisma = createPrismaClient({ databaseUrl: runDatabaseUrl, maxConnections: 2 });
+  });
+  afterAll(() => prisma.$disconnect());
+
+  async function newUser(quota = 100) {
+    return prisma.user.create({ data: { username: `u_${randomBytes(4).toString('hex')}`, passwordHash: 'x', quota } });
+  }
+
+  it('rejects a negative users.quota, whether set or reached by a decrement', async () => {
+    const user = await newUser(100);
+    await expect(prisma.user.update({ where: { id: user.id }, data: { quota: -1 } })).rejects.toThrow(/users_quota_non_negative/);
+    await expect(
+      prisma.user.update({ where: { id: user.id }, data: { quota: { decrement: 101 } } }),
+    ).rejects.toThrow(/users_quota_non_negative/);
+    const unchanged = await prisma.user.findUniqueOrThrow({ where: { id: user.id } });
+    expect(unchanged.quota).toBe(100n);
+    await expect(prisma.user.update({ where: { id: user.id }, data: { quota: { decrement: 100 } } })).resolves.toMatchObject({ quota: 0n });
+  });
+
+  it('rejects negative used, affiliate and request counters on users', async () => {
+    const user = await newUser();
+    for (const field of ['usedQuota', 'affQuota', 'affHistoryQuota', 'requestCount'] as const) {
+      await expect(prisma.user.update({ where: { id: user.id }, data: { [field]: -5 } })).rejects.toThrow(/_non_negative/);
+    }
+  });
+
+  it('rejects negative token and channel balances and empty top-ups', async () => {
+    const user = await newUser();
+    const token = await prisma.token.create({
+      data: { userId: user.id, name: 'k', keyHash: randomBytes(16).toString('hex'), keyPrefix: 'abcd', keySuffix: 'wxyz', remainQuota: 10 },
+    });
+    await expect(prisma.token.update({ where: { id: token.id }, data: { remainQuota: { decrement: 11 } } })).rejects.toThrow(
+      /tokens_remain_quota_non_negative/,
+    );
+    await expect(prisma.token.update({ where: { id: token.id }, data: { usedQuota: -1 } })).rejects.toThrow(/tokens_used_quota_non_negative/);
+
+    const channel = await prisma.channel.create({ data: { type: 1, name: 'c', keyEnc: 'x', models: 'm' } });
+    await expect(prisma.channel.update({ where: { id: channel.id }, data: { usedQuota: -1 } })).rejects.toThrow(
+      /channels_used_quota_non_negative/,
+    );
+
+    for (const amount of [0, -3]) {
+      await expect(
+        prisma.topUp.create({ data: { userId: user.id, tradeNo: randomBytes(8).toString('hex'), amount, money: 1 } }),
+      ).rejects.toThrow(/top_ups_amount_positive/);
+    }
+  });
+});
+
+describe('diffSchemaAgainstMigrations (pnpm db:migration:create)', () => {
+  let workDir: string;
+
+  beforeAll(async () => {
+    workDir = await mkdtemp(join(tmpdir(), 'mg-migrations-'));
+  });
+  afterAll(() => rm(workDir, { recursive: true, force: true }));
+
+  it('finds nothing to change: the migrations match the schema, hand-written CHECK constraints included', async () => {
+    const shadowsBefore = await countShadowDatabases();
+    expect(await diffSchemaAgainstMigrations(runDatabaseUrl)).toEqual({ sql: null });
+    expect(await countShadowDatabases()).toBeLessThanOrEqual(shadowsBefore);
+  });
+
+  it('writes only the change a schema edit needs, leaving the CHECK constraints alone', async () => {
+    const schemaPath = join(workDir, 'schema.prisma');
+    const schema = await readFile(SCHEMA_PATH, 'utf8');
+    await writeFile(schemaPath, schema.replace('  remark          String    @default("")\n', '  remark          String    @default("")\n  nickname        String?\n'));
+
+    const { sql } = await diffSchemaAgainstMigrations(runDatabaseUrl, { schemaPath });
+    expect(sql).toContain('ALTER TABLE "users" ADD COLUMN     "nickname" TEXT');
+    expect(sql).not.toMatch(/DROP|CONSTRAINT/);
+
+    const migrationsDir = join(workDir, 'migrations');
+    await cp(MIGRATIONS_DIR, migrationsDir, { recursive: true });
+    const folder = await writeMigration('add_nickname', sql as string, { migrationsDir, date: new Date('2030-01-02T03:04:05Z') });
+    expect(folder).toBe('20300102030405_add_nickname');
+    expect(await readFile(join(migrationsDir, folder, 'migration.sql'), 'utf8')).toBe(sql);
+    expect(await readFile(join(migrationsDir, 'migration_lock.toml'), 'utf8')).toContain('provider = "postgresql"');
+
+    // With the new migration in place, the edited schema has nothing left to change.
+    expect(await diffSchemaAgainstMigrations(runDatabaseUrl, { schemaPath, migrationsDir })).toEqual({ sql: null });
+  });
+});
+
+describe('failures', () => {
+  it('names the failing migration and leaves none of its statements applied', async () => {
+    const name = `mg_test_${randomBytes(6).toString('hex')}_broken`;
+    const url = withDatabase(runDatabaseUrl, name);
+    const migrationsDir = await mkdtemp(join(tmpdir(), 'mg-broken-'));
+    try {
+      await mkdir(join(migrationsDir, '20300101000000_broken'));
+      await writeFile(
+        join(migrationsDir, '20300101000000_broken', 'migration.sql'),
+        "CREATE TABLE \"half_done\" (\"note\" TEXT DEFAULT 'a;b');\nSELECT * FROM \"missing_table\";\n",
+      );
+      await ensureDatabase(url);
+      await expect(applyMigrations(url, migrationsDir)).rejects.toThrow(/migration 20300101000000_broken failed: .*missing_table/);
+      const tables = await query(url, "SELECT 1 FROM pg_tables WHERE tablename = 'half_done'");
+      expect(tables).toEqual([]);
+    } finally {
+      await rm(migrationsDir, { recursive: true, force: true });
+      await dropDatabase(name);
+    }
+  });
+
+  it('says plainly when PostgreSQL is not reachable', async () => {
+    const nowhere = 'postgresql://postgres:hunter2@127.0.0.1:1/modelgate';
+    const expected = 'PostgreSQL is not reachable at 127.0.0.1:1; `docker compose up -d postgres redis` provides it';
+    await expect(ensureDatabase(nowhere)).rejects.toThrow(DatabaseUnreachableError);
+    await expect(ensureDatabase(nowhere)).rejects.toThrow(expected);
+    await expect(applyMigrations(nowhere)).rejects.toThrow(expected);
+  });
+});

@@ -1,0 +1,162 @@
+// Real processes for fault tests: a private redis-server the test may stop, freeze or restart
+// (never the shared one), and a service started as its own process so it can be killed.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { pathToFileURL } from 'node:url';
+import { Redis } from 'ioredis';
+
+/** Polls `check` until it returns a truthy value; throws with `what` after `timeoutMs`. */
+export async function waitFor<T>(check: () => Promise<T> | T, what: string, timeoutMs = 15_000, everyMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) return value;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) {
+      const detail = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+export interface ScratchRedis {
+  url: string;
+  port: number;
+  /** The server's pid while it runs. */
+  readonly pid: number | undefined;
+  /** (Re)starts the server on the same port, empty, and waits until it answers PING. */
+  start(): Promise<void>;
+  /** Stops it (SIGTERM by pid) and waits for the exit. */
+  stop(): Promise<void>;
+  /** SIGSTOP: connections stay open but nothing is answered, like a hung server. */
+  freeze(): void;
+  /** SIGCONT after freeze(). */
+  thaw(): void;
+}
+
+/** A private, non-persistent redis-server on a free port (requires `redis-server` on PATH). */
+export async function startScratchRedis(): Promise<ScratchRedis> {
+  const port = await freePort();
+  const url = `redis://127.0.0.1:${port}`;
+  let child: ChildProcess | undefined;
+
+  const scratch: ScratchRedis = {
+    url,
+    port,
+    get pid() {
+      return child?.pid;
+    },
+    async start() {
+      if (child && child.exitCode === null && child.signalCode === null) return;
+      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+        stdio: 'ignore',
+      });
+      const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      probe.on('error', () => undefined);
+      try {
+        await waitFor(async () => {
+          if (probe.status !== 'ready') await probe.connect().catch(() => probe.disconnect());
+          return (await probe.ping()) === 'PONG';
+        }, `redis-server on port ${port}`, 10_000);
+      } finally {
+        probe.disconnect();
+      }
+    },
+    async stop() {
+      if (!child?.pid) return;
+      if (child.signalCode === null && child.exitCode === null) {
+        process.kill(child.pid, 'SIGCONT');
+        process.kill(child.pid, 'SIGTERM');
+      }
+      await exited(child);
+    },
+    freeze() {
+      if (child?.pid) process.kill(child.pid, 'SIGSTOP');
+    },
+    thaw() {
+      if (child?.pid) process.kill(child.pid, 'SIGCONT');
+    },
+  };
+  await scratch.start();
+  return scratch;
+}
+
+export interface ServiceProcess {
+  readonly pid: number | undefined;
+  /** stdout and stderr so far (JSON log lines), for failure messages. */
+  output(): string;
+  /** Resolves with the exit code (null when killed by a signal). */
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  kill(signal: NodeJS.Signals): void;
+}
+
+export interface ServiceProcessOptions {
+  /** The service's TypeScript entry (e.g. apps/worker/src/index.ts), run with tsx in one process. */
+  entry: string;
+  env: Record<string, string>;
+  /** Resolved once this URL answers 200 (e.g. the service's /readyz). */
+  readyUrl: string;
+  timeoutMs?: number;
+}
+
+/**
+ * Runs a service as a child process of the test (one node process, so a signal reaches the service
+ * itself) and waits until it is ready.
+ */
+export async function startServiceProcess(options: ServiceProcessOptions): Promise<ServiceProcess> {
+  const tsx = pathToFileURL(require.resolve('tsx')).href;
+  const child = spawn(process.execPath, ['--import', tsx, options.entry], {
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const service: ServiceProcess = {
+    get pid() {
+      return child.pid;
+    },
+    output: () => output,
+    exit,
+    kill(signal) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    },
+  };
+  let ended = false;
+  void exit.then(() => (ended = true));
+  try {
+    await waitFor(async () => {
+      if (ended) throw new Error(`exited before it was ready:\n${output.slice(-2000)}`);
+      const response = await fetch(options.readyUrl).catch(() => undefined);
+      return response?.status === 200;
+    }, `${options.entry} to be ready`, options.timeoutMs ?? 30_000, 100);
+  } catch (err) {
+    service.kill('SIGKILL');
+    throw err;
+  }
+  return service;
+}
