@@ -4,3 +4,4 @@ export * from './validation';
 export * from './health';
 export * from './access-log';
 export * from './server';
+export * from './metrics';
