@@ -28,7 +28,7 @@ export function errorHandler(logger: Logger, dialect: ErrorDialect | ((req: Requ
     const appError = toAppError(err);
     if (appError.status >= 500) {
       logger.error(
-        { requestId: req.requestId, err: describeError(appError.cause ?? err), code: appError.code },
+        { requestId: req.requestId, error: describeError(appError.cause ?? err), code: appError.code },
         'request failed',
       );
     }

@@ -63,7 +63,7 @@ export async function runService(app: Express, options: RunServiceOptions): Prom
         await close();
       } catch (err) {
         exitCode = 1;
-        logger.error({ err: describeError(err) }, 'error while closing a dependency');
+        logger.error({ error: describeError(err) }, 'error while closing a dependency');
       }
     }
     logger.info(`${name} stopped`);

@@ -17,7 +17,7 @@ describe('logger', () => {
     const { lines, destination } = capture();
     const logger = createLogger({ service: 'test', destination });
     logger.info(
-      { password: 'hunter22hunter', body: { code: '123456', key: 'sk-secret' }, headers: { authorization: 'Bearer sk-abc' } },
+      { password: 'hunter22hunter', body: { code: '123456', key: 'sk-secret', password: 'p4ssw0rd!' }, headers: { authorization: 'Bearer sk-abc' } },
       'hello',
     );
     const line = lines.join('');

@@ -1,0 +1,100 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { accessLog, errorHandler, healthRouter, notFound, requestId } from '@modelgate/http';
+import type { Logger } from '@modelgate/logger';
+import express, { type Express } from 'express';
+import type { EdgeEnv } from './env';
+import { serviceHealthCheck } from './features/health/service-checks';
+import { createEdgeMetrics, metricsRouter, type EdgeMetrics } from './features/metrics/metrics';
+import { clientIpOf } from './features/proxy/client-ip';
+import { createEdgeProxy, type EdgeProxy } from './features/proxy/proxy';
+import { createUpstream } from './features/proxy/upstreams';
+
+export type EdgeConfig = Pick<
+  EdgeEnv,
+  | 'RELAY_URL'
+  | 'ACCOUNT_URL'
+  | 'MAX_REQUEST_BODY_MB'
+  | 'EDGE_UPSTREAM_IDLE_TIMEOUT_MS'
+  | 'EDGE_UPSTREAM_CONNECT_TIMEOUT_MS'
+  | 'EDGE_TRUST_PROXY_HOPS'
+>;
+
+export interface EdgeDeps {
+  logger: Logger;
+  /** Process-wide metrics (CPU, memory, event loop) on /metrics; off in tests. */
+  defaultMetrics?: boolean;
+  /** Deadline for each service's /healthz during /readyz. */
+  readinessTimeoutMs?: number;
+}
+
+export interface EdgeApp {
+  app: Express;
+  metrics: EdgeMetrics;
+  /** Closes the pooled upstream connections (after the server has drained). */
+  close(): void;
+}
+
+type ExpressHandle = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
+
+/**
+ * Proxied paths go straight to the proxy before Express sees the request (Express's per-request
+ * setup is the single largest cost on the hot path); everything else is an ordinary Express app.
+ */
+function routeProxiedPathsFirst(app: Express, proxy: EdgeProxy): void {
+  const withHandle = app as unknown as { handle: ExpressHandle };
+  const expressHandle = withHandle.handle.bind(app);
+  withHandle.handle = (req, res, next) => {
+    if (!proxy.handleIfProxied(req, res)) expressHandle(req, res, next);
+  };
+}
+
+export function buildApp(config: EdgeConfig, deps: EdgeDeps): EdgeApp {
+  const { logger } = deps;
+  const upstreams = {
+    relay: createUpstream('relay', config.RELAY_URL),
+    account: createUpstream('account', config.ACCOUNT_URL),
+  };
+  const metrics = createEdgeMetrics({ defaultMetrics: deps.defaultMetrics ?? false });
+  const readinessTimeoutMs = deps.readinessTimeoutMs ?? 2000;
+  const trustedHops = config.EDGE_TRUST_PROXY_HOPS;
+
+  // No body parser anywhere: bodies stream through untouched (Stripe signatures, SSE, uploads).
+  const proxy = createEdgeProxy({
+    upstreams,
+    maxBodyMb: config.MAX_REQUEST_BODY_MB,
+    connectTimeoutMs: config.EDGE_UPSTREAM_CONNECT_TIMEOUT_MS,
+    idleTimeoutMs: config.EDGE_UPSTREAM_IDLE_TIMEOUT_MS,
+    clientIp: (req) => clientIpOf(req, trustedHops),
+    trustForwardedHeaders: trustedHops > 0,
+    logger,
+    metrics,
+  });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  routeProxiedPathsFirst(app, proxy);
+  app.use(requestId());
+  if (logger.isLevelEnabled('debug')) app.use(accessLog(logger));
+  app.use(
+    healthRouter(
+      {
+        relay: serviceHealthCheck(upstreams.relay.target, readinessTimeoutMs),
+        account: serviceHealthCheck(upstreams.account.target, readinessTimeoutMs),
+      },
+      readinessTimeoutMs,
+    ),
+  );
+  app.use(metricsRouter(metrics));
+  app.use(notFound('envelope'));
+  app.use(errorHandler(logger, 'envelope'));
+
+  return {
+    app,
+    metrics,
+    close() {
+      upstreams.relay.agent.destroy();
+      upstreams.account.agent.destroy();
+    },
+  };
+}

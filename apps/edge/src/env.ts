@@ -1,0 +1,26 @@
+import { commonEnvShape, env, loadEnvOrExit, z, type EnvSource } from '@modelgate/config';
+
+export const edgeEnvSchema = z.object({
+  ...commonEnvShape,
+  EDGE_PORT: env.port(3000),
+  RELAY_URL: env.httpUrl('http://127.0.0.1:3001'),
+  ACCOUNT_URL: env.httpUrl('http://127.0.0.1:3002'),
+  MAX_REQUEST_BODY_MB: env.positiveInt(32),
+  /** Silence allowed on an upstream connection mid-request; generous because model streams pause. */
+  EDGE_UPSTREAM_IDLE_TIMEOUT_MS: env.positiveInt(300_000),
+  /** Our services are local or on a private network: a connection that takes longer is a dead host. */
+  EDGE_UPSTREAM_CONNECT_TIMEOUT_MS: env.positiveInt(5_000),
+  /** Time a client gets to send its request headers (slow-loris guard). */
+  EDGE_HEADERS_TIMEOUT_MS: env.positiveInt(30_000),
+  /**
+   * Reverse proxies in front of the edge whose X-Forwarded-For is believed (0: clients connect
+   * directly, so a client-sent X-Forwarded-For is replaced, never trusted).
+   */
+  EDGE_TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+});
+
+export type EdgeEnv = z.output<typeof edgeEnvSchema>;
+
+export function loadEdgeEnv(source: EnvSource = process.env): EdgeEnv {
+  return loadEnvOrExit('edge', edgeEnvSchema, source);
+}

@@ -1,0 +1,204 @@
+import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
+import { dialectForPath, renderError, toAppError, type AppError } from '@modelgate/errors';
+import { accessLog, describeError, REQUEST_ID_HEADER, resolveRequestId } from '@modelgate/http';
+import { redactUrl, type Logger } from '@modelgate/logger';
+import type { Request, Response } from 'express';
+import { createProxyMiddleware, type Plugin, type RequestHandler } from 'http-proxy-middleware';
+import type { EdgeMetrics } from '../metrics/metrics';
+import {
+  classifyProxyFailure,
+  RequestBodyTooLargeError,
+  requestTooLarge,
+  UpstreamTimeoutError,
+} from './proxy-failures';
+import { upstreamNameFor, type Upstream, type UpstreamName } from './upstreams';
+
+/** A proxied request: plain Node objects, never Express ones (see `EdgeProxy`). */
+type ProxiedRequest = IncomingMessage & { url: string; requestId: string };
+
+export interface EdgeProxyOptions {
+  upstreams: Record<UpstreamName, Upstream>;
+  maxBodyMb: number;
+  connectTimeoutMs: number;
+  idleTimeoutMs: number;
+  /** Address to send as X-Forwarded-For: the TCP peer, or what trusted proxies in front say. */
+  clientIp(req: IncomingMessage): string | undefined;
+  /** True when a reverse proxy in front sets X-Forwarded-Proto/Host/Port that can be believed. */
+  trustForwardedHeaders: boolean;
+  logger: Logger;
+  metrics: EdgeMetrics;
+}
+
+/**
+ * `/v1`, `/v1beta` -> relay and `/api` -> account: paths, headers and bodies untouched and streamed
+ * both ways, errors answered in the caller's dialect.
+ *
+ * It works on plain `http` objects so the hot path skips Express: Express re-prototypes every
+ * req/res, which measured here halves proxy throughput.
+ */
+export interface EdgeProxy {
+  /** Proxies the request and returns true, or returns false for a path the edge answers itself. */
+  handleIfProxied(req: IncomingMessage, res: ServerResponse): boolean;
+}
+
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+/** Error body in the caller's dialect; `closeConnection` when the client's body will not be read. */
+function answerWithError(res: ServerResponse, req: ProxiedRequest, error: AppError, closeConnection: boolean): void {
+  const rendered = renderError(error, dialectForPath(pathOf(req.url)), req.requestId);
+  const payload = JSON.stringify(rendered.body);
+  res.writeHead(rendered.status, {
+    ...rendered.headers,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(payload),
+    ...(closeConnection ? { Connection: 'close' } : {}),
+  });
+  res.end(payload);
+}
+
+/**
+ * Headers the services rely on: the request id, and the client address in X-Forwarded-For (one
+ * value the relay can use for IP allow-lists; a client-sent one is never passed on as is).
+ */
+function setForwardingHeaders(req: ProxiedRequest, options: EdgeProxyOptions): void {
+  const headers = req.headers;
+  headers[REQUEST_ID_HEADER] = req.requestId;
+  const clientIp = options.clientIp(req);
+  if (clientIp) headers['x-forwarded-for'] = clientIp;
+  else delete headers['x-forwarded-for'];
+  if (!options.trustForwardedHeaders) {
+    // The proxy then fills these from the actual connection instead of what the client claims.
+    delete headers['x-forwarded-host'];
+    delete headers['x-forwarded-proto'];
+    delete headers['x-forwarded-port'];
+  }
+  // The edge's server already answered `100 Continue`; forwarding Expect would make the upstream
+  // request wait for a second one (and hides it from the proxyReq hook).
+  delete headers.expect;
+}
+
+/** Aborts the upstream request once a chunked body (no Content-Length) grows past the limit. */
+function limitStreamedBody(req: IncomingMessage, proxyReq: ClientRequest, maxBytes: number): void {
+  let received = 0;
+  const count = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > maxBytes) {
+      req.removeListener('data', count);
+      req.unpipe();
+      proxyReq.destroy(new RequestBodyTooLargeError());
+    }
+  };
+  // Registered in the same tick the proxy pipes the body, so no chunk passes uncounted.
+  req.on('data', count);
+}
+
+/** Connect and idle deadlines for one upstream request. */
+function applyTimeouts(proxyReq: ClientRequest, connectTimeoutMs: number, idleTimeoutMs: number): void {
+  const socket = proxyReq.socket;
+  if (socket?.connecting) {
+    const timer = setTimeout(() => proxyReq.destroy(new UpstreamTimeoutError('connect')), connectTimeoutMs);
+    const clear = () => clearTimeout(timer);
+    socket.once('connect', clear);
+    proxyReq.once('close', clear);
+  }
+  // Socket inactivity once connected: covers a service that accepts but never answers, and a
+  // stream that stalls; a slow but live stream keeps resetting it.
+  proxyReq.setTimeout(idleTimeoutMs, () => proxyReq.destroy(new UpstreamTimeoutError('idle')));
+}
+
+/** Hooks into the proxy's events for one upstream: deadlines, body limit, headers, errors, metrics. */
+function edgePlugin(upstream: Upstream, options: EdgeProxyOptions): Plugin<ProxiedRequest, ServerResponse> {
+  const maxBytes = options.maxBodyMb * 1024 * 1024;
+  return (proxyServer) => {
+    proxyServer.on('proxyReq', (proxyReq, req) => {
+      applyTimeouts(proxyReq, options.connectTimeoutMs, options.idleTimeoutMs);
+      if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] !== undefined) {
+        limitStreamedBody(req, proxyReq, maxBytes);
+      }
+    });
+
+    proxyServer.on('proxyRes', (proxyRes, req) => {
+      const headers = proxyRes.headers;
+      // Hop-by-hop: the edge keeps its own keep-alive with the client, whatever the service does.
+      delete headers.connection;
+      delete headers['keep-alive'];
+      headers[REQUEST_ID_HEADER] = req.requestId;
+      options.metrics.countResponse(upstream.name, proxyRes.statusCode ?? 502);
+    });
+
+    proxyServer.on('error', (err, req, res) => {
+      // Without a response object (a WebSocket upgrade, which the edge does not proxy) no one can be told.
+      if (!req || !res || !('writeHead' in res)) return;
+      if (res.headersSent || res.destroyed) {
+        // Mid-response, or the client left: nothing can be said any more; cutting the connection
+        // shows the client a truncated stream rather than a clean end.
+        res.destroy();
+        return;
+      }
+      const failure = classifyProxyFailure(err, options.maxBodyMb);
+      options.metrics.countFailure(upstream.name, failure.reason);
+      if (failure.reason !== 'too_large') {
+        // Flat fields: the logger's `err` serializer and `*.code` redaction would mangle a nested error.
+        const { type, code, message } = describeError(err);
+        options.logger.error(
+          {
+            requestId: req.requestId,
+            upstream: upstream.name,
+            path: redactUrl(pathOf(req.url)),
+            errorType: type,
+            errorCode: code,
+            errorMessage: message,
+          },
+          'upstream request failed',
+        );
+      }
+      answerWithError(res, req, failure.error, failure.reason === 'too_large');
+    });
+  };
+}
+
+export function createEdgeProxy(options: EdgeProxyOptions): EdgeProxy {
+  const maxBytes = options.maxBodyMb * 1024 * 1024;
+  const proxies = new Map<UpstreamName, RequestHandler<ProxiedRequest, ServerResponse>>(
+    Object.values(options.upstreams).map((upstream) => [
+      upstream.name,
+      createProxyMiddleware<ProxiedRequest, ServerResponse>({
+        target: upstream.target,
+        agent: upstream.agent,
+        xfwd: true,
+        // The defaults log every exchange at info and answer errors with an HTML page.
+        ejectPlugins: true,
+        plugins: [edgePlugin(upstream, options)],
+      }),
+    ]),
+  );
+  // Access lines cost on every request: only when debugging.
+  const logAccess = options.logger.isLevelEnabled('debug') ? accessLog(options.logger) : undefined;
+
+  return {
+    handleIfProxied(incoming, res) {
+      const req = incoming as ProxiedRequest;
+      const name = upstreamNameFor(req.url);
+      if (name === undefined) return false;
+      req.requestId = resolveRequestId(req.headers[REQUEST_ID_HEADER]);
+      res.setHeader('X-Request-Id', req.requestId);
+      logAccess?.(Object.assign(req, { originalUrl: req.url }) as unknown as Request, res as Response, () => {});
+
+      const declaredLength = req.headers['content-length'];
+      if (declaredLength !== undefined && Number(declaredLength) > maxBytes) {
+        options.metrics.countFailure(name, 'too_large');
+        answerWithError(res, req, requestTooLarge(options.maxBodyMb), true);
+        return true;
+      }
+      setForwardingHeaders(req, options);
+      void proxies.get(name)!(req, res, (err?: unknown) => {
+        // Only reached if the proxy fails before its error hook could answer.
+        if (!res.headersSent) answerWithError(res, req, toAppError(err), false);
+      });
+      return true;
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import http from 'node:http';
+import https from 'node:https';
+
+export type UpstreamName = 'relay' | 'account';
+
+export interface Upstream {
+  name: UpstreamName;
+  target: URL;
+  /** Keep-alive pool shared by every request to this service. */
+  agent: http.Agent;
+}
+
+/**
+ * Idle pooled sockets are closed after this long, well before our services' own keep-alive timeout
+ * (65 s), so the edge never writes a request onto a socket the service is closing.
+ */
+const FREE_SOCKET_TIMEOUT_MS = 30_000;
+
+export function createUpstream(name: UpstreamName, url: string): Upstream {
+  const target = new URL(url);
+  const agentOptions: http.AgentOptions = {
+    keepAlive: true,
+    maxSockets: 2048,
+    maxFreeSockets: 512,
+    timeout: FREE_SOCKET_TIMEOUT_MS,
+    scheduling: 'lifo',
+  };
+  const agent = target.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+  return { name, target, agent };
+}
+
+function hasPathPrefix(url: string, prefix: string): boolean {
+  if (!url.startsWith(prefix)) return false;
+  const next = url.charCodeAt(prefix.length);
+  // end of string, '/' or '?': `/v1beta` must not count as `/v1`, nor `/apix` as `/api`.
+  return Number.isNaN(next) || next === 47 || next === 63;
+}
+
+/** Which service a raw request URL belongs to; undefined for paths the edge answers itself. */
+export function upstreamNameFor(url: string): UpstreamName | undefined {
+  if (hasPathPrefix(url, '/v1') || hasPathPrefix(url, '/v1beta')) return 'relay';
+  if (hasPathPrefix(url, '/api')) return 'account';
+  return undefined;
+}

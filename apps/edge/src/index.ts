@@ -1,0 +1,30 @@
+import { runService } from '@modelgate/http';
+import { createLogger } from '@modelgate/logger';
+import { buildApp } from './app';
+import { loadEdgeEnv } from './env';
+
+/**
+ * Longer than the idle timeout of clients and load balancers in front of us (commonly 60 s), so
+ * the edge is never the side that closes a connection a client is about to reuse.
+ */
+const CLIENT_KEEP_ALIVE_TIMEOUT_MS = 75_000;
+
+async function main(): Promise<void> {
+  const env = loadEdgeEnv();
+  const logger = createLogger({ service: 'edge', level: env.LOG_LEVEL });
+  const edge = buildApp(env, { logger, defaultMetrics: true });
+  const server = await runService(edge.app, {
+    name: 'edge',
+    logger,
+    port: env.EDGE_PORT,
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    keepAliveTimeoutMs: CLIENT_KEEP_ALIVE_TIMEOUT_MS,
+    closers: [() => edge.close()],
+  });
+  server.headersTimeout = env.EDGE_HEADERS_TIMEOUT_MS;
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`[edge] failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
