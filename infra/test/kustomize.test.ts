@@ -1,0 +1,207 @@
+// infra/k8s rendered offline by `kubectl kustomize` (kubectl from Debian's kubernetes-client package is
+// enough: .ci/run installs it when missing), then checked object by object.
+import { execFileSync } from 'node:child_process';
+import { envFileKeys, parseYamlDocuments, readRepoFile, repoPath, SERVICE_PORTS, SERVICES } from './support';
+
+interface K8sObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  spec?: Record<string, unknown>;
+  data?: Record<string, string>;
+}
+
+interface Probe {
+  httpGet?: { path: string; port: string | number };
+}
+
+interface Container {
+  name: string;
+  image: string;
+  ports?: { name: string; containerPort: number }[];
+  env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
+  envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  readinessProbe?: Probe;
+  livenessProbe?: Probe;
+  startupProbe?: Probe;
+  lifecycle?: { preStop?: { exec?: { command: string[] } } };
+  securityContext?: { readOnlyRootFilesystem?: boolean; allowPrivilegeEscalation?: boolean };
+}
+
+interface PodSpec {
+  containers: Container[];
+  terminationGracePeriodSeconds?: number;
+  restartPolicy?: string;
+  securityContext?: { runAsNonRoot?: boolean; runAsUser?: number };
+}
+
+interface Workload extends K8sObject {
+  spec: {
+    replicas?: number;
+    selector?: { matchLabels: Record<string, string> };
+    template: { metadata: { labels: Record<string, string> }; spec: PodSpec };
+  };
+}
+
+const rendered = parseYamlDocuments<K8sObject>(
+  execFileSync('kubectl', ['kustomize', repoPath('infra', 'k8s')], { encoding: 'utf8', timeout: 60_000 }),
+);
+
+function find<T extends K8sObject = K8sObject>(kind: string, name: string): T {
+  const found = rendered.find((o) => o.kind === kind && o.metadata.name === name);
+  if (!found) throw new Error(`${kind}/${name} is not rendered`);
+  return found as T;
+}
+
+const deployments = SERVICES.map((name) => find<Workload>('Deployment', name));
+const job = find<Workload>('Job', 'migrate');
+const configMap = rendered.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('modelgate-config'));
+const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+
+function envValue(container: Container, name: string): string | undefined {
+  return container.env?.find((e) => e.name === name)?.value ?? configMap?.data?.[name];
+}
+
+function selects(selector: Record<string, string>, labels: Record<string, string>): boolean {
+  return Object.entries(selector).every(([key, value]) => labels[key] === value);
+}
+
+describe('kubectl kustomize infra/k8s', () => {
+  it('renders the namespace, the per-service objects, the migration Job and the shared ConfigMap', () => {
+    const kinds = rendered.map((o) => `${o.kind}/${o.metadata.name.replace(/-[a-z0-9]{10}$/, '')}`).sort();
+    expect(kinds).toEqual(
+      [
+        'Namespace/modelgate',
+        'ConfigMap/modelgate-config',
+        'Job/migrate',
+        ...SERVICES.flatMap((s) => [`Deployment/${s}`, `Service/${s}`, `PodDisruptionBudget/${s}`]),
+        'HorizontalPodAutoscaler/edge',
+        'HorizontalPodAutoscaler/relay',
+      ].sort(),
+    );
+    for (const object of rendered.filter((o) => o.kind !== 'Namespace')) {
+      expect({ object: `${object.kind}/${object.metadata.name}`, namespace: object.metadata.namespace }).toEqual({
+        object: `${object.kind}/${object.metadata.name}`,
+        namespace: 'modelgate',
+      });
+    }
+  });
+
+  it.each(SERVICES)('%s: probes readiness on /readyz and liveness on /healthz of its own port', (name) => {
+    const [container] = find<Workload>('Deployment', name).spec.template.spec.containers;
+    expect(container.ports).toEqual([{ name: 'http', containerPort: SERVICE_PORTS[name] }]);
+    expect(envValue(container, `${name.toUpperCase()}_PORT`)).toBe(String(SERVICE_PORTS[name]));
+    expect(container.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'http' });
+    expect(container.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'http' });
+    expect(container.startupProbe?.httpGet).toEqual({ path: '/healthz', port: 'http' });
+  });
+
+  it('sets resource requests and limits on every container', () => {
+    for (const workload of [...deployments, job]) {
+      for (const container of workload.spec.template.spec.containers) {
+        expect({ container: container.name, resources: container.resources }).toEqual({
+          container: container.name,
+          resources: {
+            requests: { cpu: expect.any(String), memory: expect.any(String) },
+            limits: { cpu: expect.any(String), memory: expect.any(String) },
+          },
+        });
+      }
+    }
+  });
+
+  it('gives every pod a termination grace period longer than its preStop pause plus its drain time', () => {
+    const tooShort = deployments
+      .map((deployment) => {
+        const pod = deployment.spec.template.spec;
+        const [container] = pod.containers;
+        const drainMs = Number(envValue(container, 'SHUTDOWN_TIMEOUT_MS') ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
+        const preStop = container.lifecycle?.preStop?.exec?.command ?? [];
+        const pauseMs = preStop[0] === 'sleep' ? Number(preStop[1]) * 1000 : 0;
+        // 5 s for closing PostgreSQL, Redis and the BullMQ worker after the drain.
+        return { name: deployment.metadata.name, graceMs: (pod.terminationGracePeriodSeconds ?? 30) * 1000, neededMs: pauseMs + drainMs + 5000 };
+      })
+      .filter(({ graceMs, neededMs }) => graceMs < neededMs);
+    expect(tooShort).toEqual([]);
+  });
+
+  it('runs every container as a non-root user on a read-only root filesystem', () => {
+    for (const workload of [...deployments, job]) {
+      const pod = workload.spec.template.spec;
+      expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
+      for (const container of pod.containers) {
+        expect(container.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
+      }
+    }
+  });
+
+  it('exposes each Deployment through a Service that selects its pods on the named port', () => {
+    for (const deployment of deployments) {
+      const service = find<K8sObject & { spec: { selector: Record<string, string>; ports: unknown[] } }>(
+        'Service',
+        deployment.metadata.name,
+      );
+      expect(selects(service.spec.selector, deployment.spec.template.metadata.labels)).toBe(true);
+      expect(selects(deployment.spec.selector?.matchLabels ?? {}, deployment.spec.template.metadata.labels)).toBe(true);
+      expect(service.spec.ports).toEqual([{ name: 'http', port: SERVICE_PORTS[deployment.metadata.name as 'edge'], targetPort: 'http' }]);
+    }
+    expect(configMap?.data).toMatchObject({ RELAY_URL: 'http://relay:3001', ACCOUNT_URL: 'http://account:3002' });
+  });
+
+  it('autoscales the edge and the relay, which then own their replica counts', () => {
+    for (const name of ['edge', 'relay']) {
+      const hpa = find<K8sObject & { spec: Record<string, unknown> }>('HorizontalPodAutoscaler', name);
+      expect(hpa.apiVersion).toBe('autoscaling/v2');
+      expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name });
+      expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
+      expect(hpa.spec.maxReplicas).toBeGreaterThan(hpa.spec.minReplicas as number);
+      // A fixed `replicas` would be reset by every `kubectl apply`, fighting the autoscaler.
+      expect(find<Workload>('Deployment', name).spec.replicas).toBeUndefined();
+    }
+    for (const name of ['account', 'worker']) expect(find<Workload>('Deployment', name).spec.replicas).toBeGreaterThanOrEqual(2);
+  });
+
+  it('limits voluntary disruptions to one pod at a time for every Deployment', () => {
+    for (const deployment of deployments) {
+      const pdb = find<K8sObject & { spec: { maxUnavailable: number; selector: { matchLabels: Record<string, string> } } }>(
+        'PodDisruptionBudget',
+        deployment.metadata.name,
+      );
+      expect(pdb.apiVersion).toBe('policy/v1');
+      expect(pdb.spec.maxUnavailable).toBe(1);
+      expect(selects(pdb.spec.selector.matchLabels, deployment.spec.template.metadata.labels)).toBe(true);
+    }
+  });
+
+  it('runs the migrations in a Job from the migrate image, each attempt in a fresh pod', () => {
+    const pod = job.spec.template.spec;
+    expect(pod.restartPolicy).toBe('Never');
+    expect(pod.containers[0].image).toMatch(/^modelgate\/migrate:[\w.-]+$/);
+    expect(pod.containers[0].env).toContainEqual({
+      name: 'DATABASE_URL',
+      valueFrom: { secretKeyRef: { name: 'modelgate-secrets', key: 'DATABASE_URL' } },
+    });
+  });
+
+  it('takes settings from the generated ConfigMap and secrets from modelgate-secrets, with documented keys', () => {
+    const documentedKeys = envFileKeys(readRepoFile('infra', 'k8s', 'secrets.example.env')).set;
+    for (const workload of [...deployments, job]) {
+      const [container] = workload.spec.template.spec.containers;
+      expect(container.image).toMatch(new RegExp(`^modelgate/${workload.metadata.name}:[\\w.-]+$`));
+      expect(container.envFrom).toContainEqual({ configMapRef: { name: configMap?.metadata.name } });
+      for (const source of container.envFrom ?? []) {
+        if (source.secretRef) expect(source.secretRef.name).toBe('modelgate-secrets');
+      }
+      for (const { valueFrom } of container.env ?? []) {
+        if (!valueFrom?.secretKeyRef) continue;
+        expect(valueFrom.secretKeyRef.name).toBe('modelgate-secrets');
+        expect(documentedKeys).toContain(valueFrom.secretKeyRef.key);
+      }
+    }
+    // The edge holds no credentials.
+    const [edge] = find<Workload>('Deployment', 'edge').spec.template.spec.containers;
+    expect(edge.envFrom).toEqual([{ configMapRef: { name: configMap?.metadata.name } }]);
+    expect(edge.env?.some((e) => e.valueFrom)).toBe(false);
+  });
+});
