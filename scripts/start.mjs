@@ -35,7 +35,7 @@ if (!(await reachable(databaseUrl, 5432))) missing.push(`PostgreSQL is not reach
 if (!(await reachable(redisUrl, 6379))) missing.push(`Redis is not reachable at ${new URL(redisUrl).host}`);
 if (missing.length > 0) {
   console.error(`modelgate: cannot start.\n${missing.map((m) => `  - ${m}`).join('\n')}\n` +
-    'Start them (or run `docker compose up -d postgres redis`), or point DATABASE_URL / REDIS_URL at yours.');
+    'Start them (or run `docker compose -f docker-compose.yml -f infra/compose/dev.yml up -d postgres redis`), or point DATABASE_URL / REDIS_URL at yours.');
   process.exit(1);
 }
 

@@ -21,7 +21,7 @@ const NO_SCHEMA_FILTER = { externalTables: [], externalEnums: [] };
 /** PostgreSQL refused or never answered: say how to get one instead of dumping a driver error. */
 export class DatabaseUnreachableError extends Error {
   constructor(readonly location: string, options?: { cause?: unknown }) {
-    super(`PostgreSQL is not reachable at ${location}; \`docker compose up -d postgres redis\` provides it`, options);
+    super(`PostgreSQL is not reachable at ${location}; \`docker compose -f docker-compose.yml -f infra/compose/dev.yml up -d postgres redis\` provides it`, options);
     this.name = 'DatabaseUnreachableError';
   }
 }

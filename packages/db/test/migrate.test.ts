@@ -195,7 +195,7 @@ describe('failures', () => {
 
   it('says plainly when PostgreSQL is not reachable', async () => {
     const nowhere = 'postgresql://postgres:hunter2@127.0.0.1:1/modelgate';
-    const expected = 'PostgreSQL is not reachable at 127.0.0.1:1; `docker compose up -d postgres redis` provides it';
+    const expected = 'PostgreSQL is not reachable at 127.0.0.1:1; `docker compose -f docker-compose.yml -f infra/compose/dev.yml up -d postgres redis` provides it';
     await expect(ensureDatabase(nowhere)).rejects.toThrow(DatabaseUnreachableError);
     await expect(ensureDatabase(nowhere)).rejects.toThrow(expected);
     await expect(applyMigrations(nowhere)).rejects.toThrow(expected);
