@@ -1,4 +1,4 @@
-import { type ConnectionOptions, type Job, Queue, Worker, type WorkerOptions } from 'bullmq';
+import { type ConnectionOptions, type Job, Queue, UnrecoverableError, Worker, type WorkerOptions } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import { z } from 'zod';
 
@@ -7,10 +7,16 @@ export const QUEUE_NAMES = {
   paymentWebhooks: 'payment-webhooks',
 } as const;
 
+/**
+ * A provider event id usable as a BullMQ job id: BullMQ rejects ids containing ':' and ids that
+ * read as integers. Stripe's ids (`evt_...`) always qualify.
+ */
+export const PROVIDER_EVENT_ID = /^[A-Za-z][A-Za-z0-9_-]{0,254}$/;
+
 export const paymentWebhookJobSchema = z.object({
   provider: z.literal('stripe'),
   /** The provider's event id; also the BullMQ job id, so a duplicate add is a no-op. */
-  eventId: z.string().min(1),
+  eventId: z.string().regex(PROVIDER_EVENT_ID, 'not a provider event id'),
 });
 export type PaymentWebhookJob = z.infer<typeof paymentWebhookJobSchema>;
 
@@ -54,6 +60,34 @@ export async function enqueuePaymentWebhook(queue: Queue<PaymentWebhookJob>, job
   await queue.add(`${data.provider}:${data.eventId}`, data, { jobId: data.eventId });
 }
 
+export type RequeueOutcome = 'queued' | 'requeued' | 'already-queued';
+
+/**
+ * Queues an event again even when a finished job with its id is still retained (completed, or
+ * failed after its last attempt), which a plain add would silently ignore. A job that is waiting,
+ * delayed or running is left alone: it will be processed anyway. Used by the inbox sweeper and the
+ * operator's replay.
+ */
+export async function requeuePaymentWebhook(queue: Queue<PaymentWebhookJob>, job: PaymentWebhookJob): Promise<RequeueOutcome> {
+  const data = paymentWebhookJobSchema.parse(job);
+  const existing = await queue.getJob(data.eventId);
+  if (existing) {
+    const state = await existing.getState();
+    if (state === 'completed' || state === 'failed') {
+      try {
+        await existing.retry(state, { resetAttemptsMade: true, resetAttemptsStarted: true });
+        return 'requeued';
+      } catch {
+        // Its state changed under us (removed by retention, or retried by someone else): add below.
+      }
+    } else if (state !== 'unknown') {
+      return 'already-queued';
+    }
+  }
+  await enqueuePaymentWebhook(queue, data);
+  return 'queued';
+}
+
 export function createPaymentWebhookWorker(
   connection: ConnectionOptions,
   redisPrefix: string,
@@ -67,5 +101,5 @@ export function createPaymentWebhookWorker(
   );
 }
 
-export { Queue, Worker, Redis };
+export { Queue, Worker, Redis, UnrecoverableError };
 export type { Job };

@@ -5,14 +5,21 @@ import { createServer } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 
-/** Polls `check` until it returns a truthy value; throws with `what` after `timeoutMs`. */
-export async function waitFor<T>(check: () => Promise<T> | T, what: string, timeoutMs = 15_000, everyMs = 50): Promise<T> {
+type Falsy = undefined | null | false | 0 | '';
+
+/** Polls `check` until it returns a truthy value (which it resolves to); throws naming `what` after `timeoutMs`. */
+export async function waitFor<T>(
+  check: () => Promise<T | Falsy> | T | Falsy,
+  what: string,
+  timeoutMs = 15_000,
+  everyMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
     try {
       const value = await check();
-      if (value) return value;
+      if (value) return value as T;
     } catch (err) {
       lastError = err;
     }
@@ -49,10 +56,6 @@ export interface ScratchRedis {
   start(): Promise<void>;
   /** Stops it (SIGTERM by pid) and waits for the exit. */
   stop(): Promise<void>;
-  /** SIGSTOP: connections stay open but nothing is answered, like a hung server. */
-  freeze(): void;
-  /** SIGCONT after freeze(). */
-  thaw(): void;
 }
 
 /** A private, non-persistent redis-server on a free port (requires `redis-server` on PATH). */
@@ -85,17 +88,8 @@ export async function startScratchRedis(): Promise<ScratchRedis> {
     },
     async stop() {
       if (!child?.pid) return;
-      if (child.signalCode === null && child.exitCode === null) {
-        process.kill(child.pid, 'SIGCONT');
-        process.kill(child.pid, 'SIGTERM');
-      }
+      if (child.signalCode === null && child.exitCode === null) process.kill(child.pid, 'SIGTERM');
       await exited(child);
-    },
-    freeze() {
-      if (child?.pid) process.kill(child.pid, 'SIGSTOP');
-    },
-    thaw() {
-      if (child?.pid) process.kill(child.pid, 'SIGCONT');
     },
   };
   await scratch.start();
@@ -104,6 +98,7 @@ export async function startScratchRedis(): Promise<ScratchRedis> {
 
 export interface ServiceProcess {
   readonly pid: number | undefined;
+  readyUrl: string;
   /** stdout and stderr so far (JSON log lines), for failure messages. */
   output(): string;
   /** Resolves with the exit code (null when killed by a signal). */
@@ -140,6 +135,7 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
     get pid() {
       return child.pid;
     },
+    readyUrl: options.readyUrl,
     output: () => output,
     exit,
     kill(signal) {

@@ -1,0 +1,56 @@
+import type { PrismaClient } from '@modelgate/db';
+import { describeError } from '@modelgate/http';
+import type { Logger } from '@modelgate/logger';
+import { createPaymentWebhookWorker, type PaymentWebhookJob, type Redis, UnrecoverableError, type Worker } from '@modelgate/queue';
+import { recordAttemptFailure } from './repository';
+import { PaymentEventMissingError, processStripeEvent } from './service';
+
+export interface PaymentWorkerOptions {
+  prisma: PrismaClient;
+  logger: Logger;
+  /** A connection made with `createWorkerConnection` (BullMQ needs `maxRetriesPerRequest: null`). */
+  connection: Redis;
+  redisPrefix: string;
+  concurrency: number;
+  /** How long a job stays locked without renewal: a killed worker's job is re-run after about this. */
+  lockDurationMs: number;
+  stalledIntervalMs: number;
+}
+
+/** Short, log-safe text for the inbox's `last_error`: kind and first line, never a stack or query. */
+function errorSummary(err: unknown): string {
+  const { type, code, message } = describeError(err) as { type: string; code?: string | number; message?: string };
+  return `${type}${code === undefined ? '' : ` (${code})`}: ${message ?? 'unknown error'}`.slice(0, 500);
+}
+
+/** Consumes `payment-webhooks`: one job per Stripe event id, retried with backoff on transient errors. */
+export function startPaymentWorker(options: PaymentWorkerOptions): Worker<PaymentWebhookJob> {
+  const { prisma, logger } = options;
+  const worker = createPaymentWebhookWorker(
+    options.connection,
+    options.redisPrefix,
+    async (job, data) => {
+      try {
+        const result = await processStripeEvent(prisma, data.eventId);
+        const level = result.outcome === 'rejected' ? 'warn' : 'info';
+        logger[level]({ eventId: data.eventId, outcome: result.outcome, note: result.note }, 'payment event processed');
+        return result;
+      } catch (err) {
+        if (err instanceof PaymentEventMissingError) throw new UnrecoverableError(err.message);
+        const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+        logger.warn({ eventId: data.eventId, attempt: job.attemptsMade + 1, final, error: describeError(err) }, 'payment event attempt failed');
+        // Best effort: when the database itself is down this fails too, the row stays `received`
+        // and the sweeper queues it again later.
+        await recordAttemptFailure(prisma, data.eventId, errorSummary(err), final).catch(() => undefined);
+        throw err;
+      }
+    },
+    {
+      concurrency: options.concurrency,
+      lockDuration: options.lockDurationMs,
+      stalledInterval: options.stalledIntervalMs,
+    },
+  );
+  worker.on('error', (err) => logger.warn({ error: describeError(err) }, 'payment worker error'));
+  return worker;
+}

@@ -1,0 +1,58 @@
+import { createPrismaClient } from '@modelgate/db';
+import { describeError, runService } from '@modelgate/http';
+import { createLogger } from '@modelgate/logger';
+import { createPaymentWebhookQueue, createProducerConnection, createWorkerConnection, Redis } from '@modelgate/queue';
+import { createWorkerApp } from './app';
+import { loadWorkerEnv } from './env';
+import { startPaymentWorker } from './features/payments/payment-worker';
+import { startInboxSweeper } from './features/payments/sweeper';
+
+async function main() {
+  const env = loadWorkerEnv();
+  const logger = createLogger({ service: 'worker', level: env.LOG_LEVEL });
+  const prisma = createPrismaClient({ databaseUrl: env.DATABASE_URL, maxConnections: env.DATABASE_POOL_SIZE });
+  const onRedisError = (err: Error) => logger.warn({ error: describeError(err) }, 'redis error');
+  // Readiness probe, BullMQ consumer (blocking commands) and the sweeper's producer each get their own connection.
+  const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1 }).on('error', onRedisError);
+  const workerConnection = createWorkerConnection(env.REDIS_URL).on('error', onRedisError);
+  const queueConnection = createProducerConnection(env.REDIS_URL).on('error', onRedisError);
+  const queue = createPaymentWebhookQueue(queueConnection, env.REDIS_PREFIX);
+  queue.on('error', onRedisError);
+
+  const paymentWorker = startPaymentWorker({
+    prisma,
+    logger,
+    connection: workerConnection,
+    redisPrefix: env.REDIS_PREFIX,
+    concurrency: env.WORKER_CONCURRENCY,
+    lockDurationMs: env.WORKER_LOCK_DURATION_MS,
+    stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
+  });
+  const sweeper = startInboxSweeper({
+    prisma,
+    queue,
+    logger,
+    intervalMs: env.INBOX_SWEEP_INTERVAL_MS,
+    minAgeMs: env.INBOX_SWEEP_MIN_AGE_MS,
+  });
+
+  const app = createWorkerApp({ logger, prisma, redis });
+  await runService(app, {
+    name: 'worker',
+    logger,
+    port: env.WORKER_PORT,
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    // Drain first: worker.close() lets running jobs finish and stops taking new ones.
+    closers: [
+      () => sweeper.stop(),
+      () => paymentWorker.close(),
+      () => queue.close(),
+      () => workerConnection.quit(),
+      () => queueConnection.quit(),
+      () => prisma.$disconnect(),
+      () => redis.quit(),
+    ],
+  });
+}
+
+void main();

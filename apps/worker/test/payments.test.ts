@@ -1,0 +1,353 @@
+import { createPrismaClient, type PrismaClient } from '@modelgate/db';
+import { createLogger } from '@modelgate/logger';
+import {
+  createPaymentWebhookQueue,
+  createProducerConnection,
+  createWorkerConnection,
+  type PaymentWebhookJob,
+  type Queue,
+  Redis,
+  requeuePaymentWebhook,
+  type Worker,
+} from '@modelgate/queue';
+import { createTestPrisma, createTestRedis, createUser, redisPrefix, setOption, testRedisUrl } from '@modelgate/testing';
+import { checkoutEvent } from '@modelgate/testing/fake-stripe';
+import { ledgerMismatches } from '@modelgate/testing/ledger';
+import { waitFor } from '@modelgate/testing/processes';
+import request from 'supertest';
+import { createWorkerApp } from '../src/app';
+import { startPaymentWorker } from '../src/features/payments/payment-worker';
+import { processStripeEvent } from '../src/features/payments/service';
+import { startInboxSweeper } from '../src/features/payments/sweeper';
+import { deliver, eventRow, pendingTopUp, QUOTA_PER_UNIT, quotaOf, settledEvent, storeEvent, topUpLogs } from './payment-fixtures';
+
+const logger = createLogger({ service: 'worker-test', level: 'silent' });
+
+let prisma: PrismaClient;
+let queueConnection: Redis;
+let workerConnection: Redis;
+let queue: Queue<PaymentWebhookJob>;
+let worker: Worker<PaymentWebhookJob>;
+
+beforeAll(async () => {
+  prisma = createTestPrisma();
+  await setOption(prisma, 'QuotaPerUnit', QUOTA_PER_UNIT);
+  queueConnection = createProducerConnection(testRedisUrl());
+  workerConnection = createWorkerConnection(testRedisUrl());
+  queue = createPaymentWebhookQueue(queueConnection, redisPrefix());
+  worker = startPaymentWorker({
+    prisma,
+    logger,
+    connection: workerConnection,
+    redisPrefix: redisPrefix(),
+    concurrency: 4,
+    lockDurationMs: 30_000,
+    stalledIntervalMs: 30_000,
+  });
+  await worker.waitUntilReady();
+});
+
+afterAll(async () => {
+  // The ledger invariant holds after everything this file did (CONTRACT 2.5).
+  expect(await ledgerMismatches(prisma)).toEqual([]);
+  await worker.close();
+  await queue.close();
+  workerConnection.disconnect();
+  queueConnection.disconnect();
+  await prisma.$disconnect();
+});
+
+async function payingUser(startingQuota = 0) {
+  return createUser(prisma, { quota: startingQuota });
+}
+
+const completed = (tradeNo: string, extra: Partial<Parameters<typeof checkoutEvent>[0]> = {}) =>
+  checkoutEvent({ type: 'checkout.session.completed', clientReferenceId: tradeNo, paymentStatus: 'paid', ...extra });
+
+describe('crediting a paid checkout', () => {
+  test('completed + paid: top-up success, amount x QuotaPerUnit credited with one type-1 log row, inbox processed', async () => {
+    const user = await payingUser(250);
+    const topUp = await pendingTopUp(prisma, user.id, 7);
+    const event = completed(topUp.tradeNo, { customer: 'cus_test_123' });
+
+    await deliver(prisma, queue, event);
+    const row = await settledEvent(prisma, event.id);
+
+    expect(row).toMatchObject({ status: 'processed', attempts: 1, lastError: null });
+    expect(row.processedAt).toBeInstanceOf(Date);
+    const after = await prisma.topUp.findUniqueOrThrow({ where: { id: topUp.id } });
+    expect(after.status).toBe('success');
+    expect(after.completedAt).toBeInstanceOf(Date);
+    expect(await quotaOf(prisma, user.id)).toBe(250 + 7 * QUOTA_PER_UNIT);
+    const logs = await topUpLogs(prisma, user.id);
+    expect(logs).toHaveLength(1);
+    expect(Number(logs[0].quota)).toBe(7 * QUOTA_PER_UNIT);
+    expect(logs[0].content).toContain(topUp.tradeNo);
+    expect(logs[0].requestId).toBe(event.id);
+    expect(logs[0].username).toBe(user.username);
+    // The customer Stripe created is remembered, so the next checkout reuses it.
+    expect((await prisma.user.findUniqueOrThrow({ where: { id: user.id } })).stripeCustomerId).toBe('cus_test_123');
+  });
+
+  test('the same event delivered 5 times in sequence credits once', async () => {
+    const user = await payingUser();
+    const topUp = await pendingTopUp(prisma, user.id, 3);
+    const event = completed(topUp.tradeNo);
+    for (let i = 0; i < 5; i++) {
+      await deliver(prisma, queue, event);
+      await settledEvent(prisma, event.id);
+      // Re-running the finished job too (what an operator's replay or the sweeper would do).
+      await requeuePaymentWebhook(queue, { provider: 'stripe', eventId: event.id });
+    }
+    await waitFor(async () => (await queue.getJob(event.id))?.isCompleted(), 'the re-run job to complete');
+
+    expect(await quotaOf(prisma, user.id)).toBe(3 * QUOTA_PER_UNIT);
+    expect(await topUpLogs(prisma, user.id)).toHaveLength(1);
+    expect(await prisma.paymentEvent.count({ where: { eventId: event.id } })).toBe(1);
+  });
+
+  test('the same event delivered 20 times concurrently credits once', async () => {
+    const user = await payingUser();
+    const topUp = await pendingTopUp(prisma, user.id, 2);
+    const event = completed(topUp.tradeNo);
+
+    await Promise.all(Array.from({ length: 20 }, () => deliver(prisma, queue, event)));
+    await settledEvent(prisma, event.id);
+
+    expect(await quotaOf(prisma, user.id)).toBe(2 * QUOTA_PER_UNIT);
+    expect(await topUpLogs(prisma, user.id)).toHaveLength(1);
+  });
+
+  test('20 concurrent runs of one stored event (duplicate jobs, a stalled job re-run) credit once', async () => {
+    const user = await payingUser();
+    const topUp = await pendingTopUp(prisma, user.id, 4);
+    const event = completed(topUp.tradeNo);
+    await storeEvent(prisma, event);
+
+    const results = await Promise.all(Array.from({ length: 20 }, () => processStripeEvent(prisma, event.id)));
+
+    expect(results.filter((r) => r.outcome === 'credited')).toHaveLength(1);
+    expect(results.filter((r) => r.outcome !== 'credited').every((r) => r.outcome === 'already-done')).toBe(true);
+    expect(await quotaOf(prisma, user.id)).toBe(4 * QUOTA_PER_UNIT);
+    expect(await topUpLogs(prisma, user.id)).toHaveLength(1);
+    expect((await eventRow(prisma, event.id)).attempts).toBe(1);
+  });
+
+  test.each([
+    ['async_payment_succeeded before completed', ['checkout.session.async_payment_succeeded', 'checkout.session.completed']],
+    ['completed before async_payment_succeeded', ['checkout.session.completed', 'checkout.session.async_payment_succeeded']],
+  ])('%s: one credit', async (_name, order) => {
+    const user = await payingUser();
+    const topUp = await pendingTopUp(prisma, user.id, 5);
+    const events = order.map((type) => checkoutEvent({ type, clientReferenceId: topUp.tradeNo, paymentStatus: 'paid' }));
+
+    for (const event of events) {
+      await deliver(prisma, queue, event);
+      await settledEvent(prisma, event.id);
+    }
+
+    expect((await Promise.all(events.map((e) => eventRow(prisma, e.id)))).map((r) => r.status)).toEqual(['processed', 'processed']);
+    expect(await quotaOf(prisma, user.id)).toBe(5 * QUOTA_PER_UNIT);
+    expect(await topUpLogs(prisma, user.id)).toHaveLength(1);
+  });
+
+  test('both success events delivered at the same time: one credit', async () => {
+    const user = await payingUser();
+    const topUp = await pendingTopUp(prisma, user.id, 6);
+    const events = ['checkout.session.async_payment_succeeded', 'checkout.session.completed'].map((type) =>
+      checkoutEvent({ type, clientReferenceId: topUp.tradeNo, paymentStatus: 'paid' }),
+    );
+    await Promise.all(events.map((event) => storeEvent(prisma, event)));
+
+    await Promise.all(events.map((event) => processStripeEvent(prisma, event.id)));
+
+    expect(await quotaOf(prisma, user.id)).toBe(6 * QUOTA_PER_UNIT);
+    expect(await topUpLogs(prisma, user.id)).toHaveLength(1);
+  });
+
+  test('a delayed payment method: completed (unpaid) changes nothing, async_payment_succeeded then credits', async () => {
+    const user = await payingUser();
+    const topUp = await pendingTopUp(prisma, user.id, 1);
+    const unpaid = checkoutEvent({ type: 'checkout.session.completed', clientReferenceId: topUp.tradeNo, paymentStatus: 'unpaid' });
+
+    await deliver(prisma, queue, unpaid);
+    expect((await settledEvent(prisma, unpaid.id)).status).toBe('ignored');
+    expect((await prisma.topUp.findUniqueOrThrow({ where: { id: topUp.id } })).status).toBe('pending');
+    expect(await quotaOf(prisma, user.id)).toBe(0);
+
+    const succeeded = checkoutEvent({ type: 'checkout.session.async_payment_succeeded', clientReferenceId: topUp.tradeNo });
+    await deliver(prisma, queue, succeeded);
+    expect((await settledEvent(prisma, succeeded.id)).status).toBe('processed');
+    expect(await quotaOf(prisma, user.id)).toBe(QUOTA_PER_UNIT);
+  });
+});
+
+describe('top-ups that end without payment', () => {
+  test.each([
+    ['checkout.session.async_payment_failed', 'failed'],
+    ['checkout.session.expired', 'expired'],
+  ])('%s -> top-up %s, nothing credited', async (type, status) => {
+    const user = await payingUser();
+    const topUp = await pendingTopUp(prisma, user.id, 9);
+    const event = checkoutEvent({ type, clientReferenceId: topUp.tradeNo });
+
+    await deliver(prisma, queue, event);
+
+    expect((await settledEvent(prisma, event.id)).status).toBe('processed');
+    const after = await prisma.topUp.findUniqueOrThrow({ where: { id: topUp.id } });
+    expect(after.status).toBe(status);
+    expect(after.completedAt).toBeInstanceOf(Date);
+    expect(await quotaOf(prisma, user.id)).toBe(0);
+    expect(await topUpLogs(prisma, user.id)).toHaveLength(0);
+  });
+
+  test('expired racing completed: each top-up ends either credited once or expired with the payment flagged', async () => {
+    const user = await payingUser();
+    const topUps = await Promise.all(Array.from({ length: 8 }, () => pendingTopUp(prisma, user.id, 1)));
+    const pairs = topUps.map((topUp) => ({
+      topUp,
+      paid: completed(topUp.tradeNo),
+      expired: checkoutEvent({ type: 'checkout.session.expired', clientReferenceId: topUp.tradeNo }),
+    }));
+
+    // Half the pairs arrive expiry first, half payment first, all at once.
+    await Promise.all(
+      pairs.flatMap(({ paid, expired }, i) => (i % 2 ? [expired, paid] : [paid, expired]).map((event) => deliver(prisma, queue, event))),
+    );
+    await Promise.all(pairs.flatMap(({ paid, expired }) => [settledEvent(prisma, paid.id), settledEvent(prisma, expired.id)]));
+
+    let credited = 0;
+    for (const { topUp, paid, expired } of pairs) {
+      const status = (await prisma.topUp.findUniqueOrThrow({ where: { id: topUp.id } })).status;
+      const credits = await prisma.log.count({ where: { userId: user.id, type: 1, content: { contains: topUp.tradeNo } } });
+      const paidRow = await eventRow(prisma, paid.id);
+      if (status === 'success') {
+        credited += 1;
+        expect(credits).toBe(1);
+        expect(paidRow.status).toBe('processed');
+        expect((await eventRow(prisma, expired.id)).status).toBe('processed');
+      } else {
+        // The expiry won: nothing is credited and the contradicting payment is left for an operator.
+        expect(status).toBe('expired');
+        expect(credits).toBe(0);
+        expect(paidRow.status).toBe('failed');
+        expect(paidRow.lastError).toContain('needs review');
+      }
+    }
+    expect(await quotaOf(prisma, user.id)).toBe(credited * QUOTA_PER_UNIT);
+  });
+});
+
+describe('events that cannot be processed end visibly failed and credit nothing', () => {
+  test('unknown trade_no', async () => {
+    const user = await payingUser();
+    const event = completed('ref_does_not_exist');
+
+    await deliver(prisma, queue, event);
+    const row = await settledEvent(prisma, event.id);
+
+    expect(row.status).toBe('failed');
+    expect(row.lastError).toContain('unknown trade_no ref_does_not_exist');
+    expect(await prisma.log.count({ where: { type: 1, requestId: event.id } })).toBe(0);
+    expect(await quotaOf(prisma, user.id)).toBe(0);
+  });
+
+  test('a top-up that is not a Stripe one', async () => {
+    const user = await payingUser();
+    const topUp = await pendingTopUp(prisma, user.id, 5, { provider: 'alipay' });
+    const event = completed(topUp.tradeNo);
+
+    await deliver(prisma, queue, event);
+    const row = await settledEvent(prisma, event.id);
+
+    expect(row.status).toBe('failed');
+    expect(row.lastError).toContain('not a Stripe one');
+    expect((await prisma.topUp.findUniqueOrThrow({ where: { id: topUp.id } })).status).toBe('pending');
+    expect(await quotaOf(prisma, user.id)).toBe(0);
+  });
+
+  test('a session other than the one created for the top-up', async () => {
+    const user = await payingUser();
+    const topUp = await pendingTopUp(prisma, user.id, 5, { providerSessionId: 'cs_test_original' });
+    const event = completed(topUp.tradeNo, { sessionId: 'cs_test_other' });
+
+    await deliver(prisma, queue, event);
+
+    expect((await settledEvent(prisma, event.id)).status).toBe('failed');
+    expect(await quotaOf(prisma, user.id)).toBe(0);
+  });
+
+  test('a session without client_reference_id', async () => {
+    const event = completed('');
+    await deliver(prisma, queue, event);
+    const row = await settledEvent(prisma, event.id);
+    expect(row.status).toBe('failed');
+    expect(row.lastError).toContain('no client_reference_id');
+  });
+
+  test('a failed event replayed after the operator fixed the cause is credited once', async () => {
+    const user = await payingUser();
+    const topUp = await pendingTopUp(prisma, user.id, 2, { provider: 'manual' });
+    const event = completed(topUp.tradeNo);
+    await deliver(prisma, queue, event);
+    expect((await settledEvent(prisma, event.id)).status).toBe('failed');
+
+    await prisma.topUp.update({ where: { id: topUp.id }, data: { provider: 'stripe' } });
+    expect(await requeuePaymentWebhook(queue, { provider: 'stripe', eventId: event.id })).toBe('requeued');
+
+    await waitFor(async () => (await eventRow(prisma, event.id)).status === 'processed', 'the replayed event');
+    expect(await quotaOf(prisma, user.id)).toBe(2 * QUOTA_PER_UNIT);
+    expect((await eventRow(prisma, event.id)).attempts).toBe(2);
+  });
+});
+
+test('other event types are recorded and ignored', async () => {
+  const event = checkoutEvent({ type: 'payment_intent.succeeded', clientReferenceId: null });
+  await deliver(prisma, queue, event);
+  const row = await settledEvent(prisma, event.id);
+  expect(row.status).toBe('ignored');
+  expect(row.lastError).toContain('payment_intent.succeeded');
+});
+
+describe('inbox sweeper', () => {
+  test('queues events that were stored but never queued (Redis was down), once they are old enough', async () => {
+    const user = await payingUser();
+    const topUp = await pendingTopUp(prisma, user.id, 8);
+    const event = completed(topUp.tradeNo);
+    await storeEvent(prisma, event); // stored, never queued
+    const sweeper = startInboxSweeper({ prisma, queue, logger, intervalMs: 60_000, minAgeMs: 60_000 });
+    try {
+      await sweeper.sweepOnce();
+      expect(await queue.getJob(event.id)).toBeUndefined(); // too young: its own job may still come
+
+      await prisma.paymentEvent.update({ where: { provider_eventId: { provider: 'stripe', eventId: event.id } }, data: { receivedAt: new Date(Date.now() - 120_000) } });
+      expect(await sweeper.sweepOnce()).toBeGreaterThanOrEqual(1);
+      expect((await settledEvent(prisma, event.id)).status).toBe('processed');
+      expect(await quotaOf(prisma, user.id)).toBe(8 * QUOTA_PER_UNIT);
+
+      expect(await sweeper.sweepOnce()).toBe(0); // processed rows are left alone
+    } finally {
+      await sweeper.stop();
+    }
+  });
+});
+
+test('readiness reports a Redis or PostgreSQL outage as 503', async () => {
+  const redis = createTestRedis();
+  const deadRedis = new Redis('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, disconnectTimeout: 10 });
+  deadRedis.on('error', () => undefined);
+  const deadPrisma = createPrismaClient({ databaseUrl: 'postgresql://postgres@127.0.0.1:1/nothing' });
+  try {
+    expect((await request(createWorkerApp({ logger, prisma, redis })).get('/readyz')).status).toBe(200);
+    const noRedis = await request(createWorkerApp({ logger, prisma, redis: deadRedis })).get('/readyz');
+    expect(noRedis.status).toBe(503);
+    expect(noRedis.body.checks).toEqual({ database: 'ok', redis: 'down' });
+    const noDatabase = await request(createWorkerApp({ logger, prisma: deadPrisma, redis })).get('/readyz');
+    expect(noDatabase.status).toBe(503);
+    expect(noDatabase.body.checks).toEqual({ database: 'down', redis: 'ok' });
+  } finally {
+    redis.disconnect();
+    deadRedis.disconnect();
+    await deadPrisma.$disconnect();
+  }
+});
