@@ -23,6 +23,7 @@ async function main() {
     prisma,
     logger,
     connection: workerConnection,
+    publisher: queueConnection,
     redisPrefix: env.REDIS_PREFIX,
     concurrency: env.WORKER_CONCURRENCY,
     lockDurationMs: env.WORKER_LOCK_DURATION_MS,

@@ -4,6 +4,7 @@ import {
   createPaymentWebhookQueue,
   createProducerConnection,
   createWorkerConnection,
+  invalidationChannel,
   type PaymentWebhookJob,
   type Queue,
   Redis,
@@ -39,6 +40,7 @@ beforeAll(async () => {
     prisma,
     logger,
     connection: workerConnection,
+    publisher: queueConnection,
     redisPrefix: redisPrefix(),
     concurrency: 4,
     lockDurationMs: 30_000,
@@ -52,8 +54,8 @@ afterAll(async () => {
   expect(await ledgerMismatches(prisma)).toEqual([]);
   await worker.close();
   await queue.close();
-  workerConnection.disconnect();
-  queueConnection.disconnect();
+  await workerConnection.quit();
+  await queueConnection.quit();
   await prisma.$disconnect();
 });
 
@@ -69,9 +71,17 @@ describe('crediting a paid checkout', () => {
     const user = await payingUser(250);
     const topUp = await pendingTopUp(prisma, user.id, 7);
     const event = completed(topUp.tradeNo, { customer: 'cus_test_123' });
+    // Relays learn of the credit at once through the cache invalidation channel.
+    const subscriber = createTestRedis();
+    const invalidations: unknown[] = [];
+    subscriber.on('message', (_channel, message) => invalidations.push(JSON.parse(message)));
+    await subscriber.subscribe(invalidationChannel(redisPrefix()));
 
     await deliver(prisma, queue, event);
     const row = await settledEvent(prisma, event.id);
+    await waitFor(() => invalidations.length > 0, 'the user invalidation');
+    expect(invalidations).toEqual([{ kind: 'user', userId: user.id }]);
+    await subscriber.quit();
 
     expect(row).toMatchObject({ status: 'processed', attempts: 1, lastError: null });
     expect(row.processedAt).toBeInstanceOf(Date);

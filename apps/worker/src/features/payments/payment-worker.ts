@@ -1,7 +1,7 @@
 import type { PrismaClient } from '@modelgate/db';
 import { describeError } from '@modelgate/http';
 import type { Logger } from '@modelgate/logger';
-import { createPaymentWebhookWorker, type PaymentWebhookJob, type Redis, UnrecoverableError, type Worker } from '@modelgate/queue';
+import { createPaymentWebhookWorker, type PaymentWebhookJob, publishCacheInvalidation, type Redis, UnrecoverableError, type Worker } from '@modelgate/queue';
 import { recordAttemptFailure } from './repository';
 import { PaymentEventMissingError, processStripeEvent } from './service';
 
@@ -10,6 +10,8 @@ export interface PaymentWorkerOptions {
   logger: Logger;
   /** A connection made with `createWorkerConnection` (BullMQ needs `maxRetriesPerRequest: null`). */
   connection: Redis;
+  /** Publishes the cache invalidation that makes relays see a credited balance at once. */
+  publisher: Redis;
   redisPrefix: string;
   concurrency: number;
   /** How long a job stays locked without renewal: a killed worker's job is re-run after about this. */
@@ -32,6 +34,10 @@ export function startPaymentWorker(options: PaymentWorkerOptions): Worker<Paymen
     async (job, data) => {
       try {
         const result = await processStripeEvent(prisma, data.eventId);
+        if (result.creditedUserId !== undefined) {
+          await publishCacheInvalidation(options.publisher, options.redisPrefix, { kind: 'user', userId: result.creditedUserId })
+            .catch((err) => logger.warn({ error: describeError(err) }, 'cache invalidation not published; relays refresh periodically'));
+        }
         const level = result.outcome === 'rejected' ? 'warn' : 'info';
         logger[level]({ eventId: data.eventId, outcome: result.outcome, note: result.note }, 'payment event processed');
         return result;

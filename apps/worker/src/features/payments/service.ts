@@ -18,6 +18,8 @@ export type PaymentOutcome = 'credited' | 'closed' | 'ignored' | 'rejected' | 'a
 export interface PaymentResult {
   outcome: PaymentOutcome;
   note?: string;
+  /** The user whose quota was credited (outcome `credited`). */
+  creditedUserId?: number;
 }
 
 /** Thrown for a job whose event is not in the inbox: nothing to process, and retrying cannot help. */
@@ -66,7 +68,7 @@ async function applyTopUpAction(
       });
     }
     await finishEvent(tx, event.rowId, 'processed', null);
-    return { outcome: action.kind === 'credit' ? 'credited' : 'closed' };
+    return action.kind === 'credit' ? { outcome: 'credited', creditedUserId: closed.userId } : { outcome: 'closed' };
   }
 
   // Not pending any more: another event (or an earlier run of this one) already settled it.

@@ -1,0 +1,59 @@
+import express, { type Express } from 'express';
+import { pingDatabase, type PrismaClient } from '@modelgate/db';
+import type { Logger } from '@modelgate/logger';
+import type { PaymentWebhookJob, Queue } from '@modelgate/queue';
+import { accessLog, errorHandler, healthRouter, notFound, requestId } from '@modelgate/http';
+import type { Redis } from 'ioredis';
+import type { AccountEnv } from './env';
+import { createAuthRouter } from './features/auth/router';
+import { createChannelRouter } from './features/channels/router';
+import { createLogRouter } from './features/logs/router';
+import { createOptionRouter } from './features/options/router';
+import { createPaymentRouter } from './features/payments/router';
+import { createStatusRouter } from './features/status/router';
+import { createTokenRouter } from './features/tokens/router';
+import { createTwoFactorRouter } from './features/two-factor/router';
+import { createUserAdminRouter } from './features/users/admin-router';
+import { createSelfRouter } from './features/users/self-router';
+import { dependencyErrors } from './lib/dependency-errors';
+import { jsonBody } from './lib/json-body';
+
+export interface AccountDeps {
+  env: AccountEnv;
+  logger: Logger;
+  prisma: PrismaClient;
+  redis: Redis;
+  /** Producer of `payment-webhooks` (createPaymentWebhookQueue on a fail-fast connection). */
+  paymentQueue: Queue<PaymentWebhookJob>;
+  /** Wall clock in ms; tests move it to cross TOTP steps and lock or pending-login expiries. */
+  now?: () => number;
+}
+
+export function createAccountApp(deps: AccountDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  app.use(requestId());
+  app.use(accessLog(deps.logger));
+  app.use(healthRouter({ database: () => pingDatabase(deps.prisma), redis: () => deps.redis.ping() }));
+  // Mounted before any JSON parser: the Stripe webhook must read its raw bytes.
+  app.use('/api', createPaymentRouter(deps));
+  app.use(
+    '/api',
+    jsonBody(deps.env.MAX_REQUEST_BODY_MB),
+    createStatusRouter(deps),
+    createAuthRouter(deps),
+    createSelfRouter(deps),
+    createTwoFactorRouter(deps),
+    createTokenRouter(deps),
+    createChannelRouter(deps),
+    createOptionRouter(deps),
+    createLogRouter(deps),
+    // Last: its `/user/:id` would otherwise shadow `/user/self`, `/user/token`, ...
+    createUserAdminRouter(deps),
+  );
+  app.use(notFound('envelope'));
+  app.use(dependencyErrors);
+  app.use(errorHandler(deps.logger, 'envelope'));
+  return app;
+}

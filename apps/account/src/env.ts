@@ -1,0 +1,31 @@
+import { commonEnvShape, dataEnvShape, env, loadEnvOrExit, secretOrDevFallback, z } from '@modelgate/config';
+
+export const accountEnvSchema = z
+  .object({
+    ...commonEnvShape,
+    ...dataEnvShape,
+    ACCOUNT_PORT: env.port(3002),
+    SESSION_SECRET: z.string().optional(),
+    CRYPTO_SECRET: z.string().optional(),
+    ROOT_USERNAME: z.string().regex(/^[A-Za-z0-9_]{3,20}$/, '3..20 letters, digits or _').default('root'),
+    ROOT_PASSWORD: z.string().min(8).max(64).optional(),
+    COOKIE_SECURE: env.boolean(false),
+    MAX_REQUEST_BODY_MB: env.positiveInt(32),
+    /** Argon2id memory per password hash (KiB). OWASP's 19 MiB in production; tests lower it. */
+    PASSWORD_HASH_MEMORY_KIB: z.coerce.number().int().min(64).max(4_194_304).default(19456),
+    STRIPE_API_SECRET: z.string().optional(),
+    STRIPE_WEBHOOK_SECRET: z.string().optional(),
+    STRIPE_PRICE_ID: z.string().optional(),
+    STRIPE_API_BASE: env.httpUrl('https://api.stripe.com'),
+  })
+  .transform((data, ctx) => ({
+    ...data,
+    SESSION_SECRET: secretOrDevFallback(data, ctx, 'SESSION_SECRET', 'modelgate-development-session-secret-00'),
+    CRYPTO_SECRET: secretOrDevFallback(data, ctx, 'CRYPTO_SECRET', 'modelgate-development-crypto-secret-0000'),
+  }));
+
+export type AccountEnv = z.output<typeof accountEnvSchema>;
+
+export function loadAccountEnv(source: NodeJS.ProcessEnv = process.env): AccountEnv {
+  return loadEnvOrExit('account', accountEnvSchema, source);
+}

@@ -1,0 +1,76 @@
+import { AppError } from '@modelgate/errors';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { AccountDeps } from '../../app';
+
+/** Brute-force limits on the unauthenticated endpoints (CONTRACT 3.1), shared by every instance via Redis. */
+export interface AuthRateLimits {
+  /** Every login attempt from one IP. */
+  loginByIp: RateLimiterRedis;
+  /** Failed logins per username, whatever the IP: stops distributed password guessing on one account. */
+  loginFailuresByUsername: RateLimiterRedis;
+  registerByIp: RateLimiterRedis;
+  /** Second-step attempts per IP; per user, the 2FA lockout applies. */
+  twoFactorByIp: RateLimiterRedis;
+}
+
+const limits = new WeakMap<AccountDeps, AuthRateLimits>();
+
+export function rateLimitsOf(deps: AccountDeps): AuthRateLimits {
+  let found = limits.get(deps);
+  if (!found) {
+    const limiter = (name: string, points: number, durationSeconds: number, blockSeconds = 0) =>
+      new RateLimiterRedis({
+        storeClient: deps.redis,
+        keyPrefix: `${deps.env.REDIS_PREFIX}rl:${name}`,
+        points,
+        duration: durationSeconds,
+        blockDuration: blockSeconds,
+      });
+    found = {
+      loginByIp: limiter('login-ip', 30, 60, 5 * 60),
+      loginFailuresByUsername: limiter('login-fail-user', 10, 15 * 60, 15 * 60),
+      registerByIp: limiter('register-ip', 10, 60 * 60),
+      twoFactorByIp: limiter('2fa-ip', 30, 60, 5 * 60),
+    };
+    limits.set(deps, found);
+  }
+  return found;
+}
+
+function tooMany(res: RateLimiterRes): AppError {
+  return new AppError('rate_limited', 'too many attempts, try again later', { retryAfter: Math.ceil(res.msBeforeNext / 1000) });
+}
+
+function redisDown(err: unknown): AppError {
+  return new AppError('service_unavailable', 'rate limiter unavailable', { cause: err });
+}
+
+/** Counts one attempt; 429 with Retry-After once the limit is reached. */
+export async function consumeOrThrow(limiter: RateLimiterRedis, key: string): Promise<void> {
+  try {
+    await limiter.consume(key);
+  } catch (err) {
+    if (err instanceof RateLimiterRes) throw tooMany(err);
+    throw redisDown(err);
+  }
+}
+
+/** 429 when the key already used up its points, without counting an attempt. */
+export async function ensureNotLimited(limiter: RateLimiterRedis, key: string): Promise<void> {
+  let res: RateLimiterRes | null;
+  try {
+    res = await limiter.get(key);
+  } catch (err) {
+    throw redisDown(err);
+  }
+  if (res && res.consumedPoints >= limiter.points) throw tooMany(res);
+}
+
+/** Counts a failure without failing the current request (it already fails for its own reason). */
+export async function recordFailure(limiter: RateLimiterRedis, key: string): Promise<void> {
+  await limiter.consume(key).catch(() => undefined);
+}
+
+export function clientIp(ip: string | undefined): string {
+  return ip ?? 'unknown';
+}

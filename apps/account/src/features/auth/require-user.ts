@@ -1,0 +1,77 @@
+import { sha256Hex } from '@modelgate/db';
+import { AppError } from '@modelgate/errors';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { AccountDeps } from '../../app';
+import { findActiveUserById, findUserIdByAccessTokenHash } from '../users/repository';
+import { sessionStoreOf } from './sessions';
+
+export interface AuthenticatedUser {
+  id: number;
+  username: string;
+  role: number;
+  status: number;
+  group: string;
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** Set by `requireUser`: the caller, with role and status as stored right now. */
+      user?: AuthenticatedUser;
+    }
+  }
+}
+
+export const ROLE_USER = 1;
+export const ROLE_ADMIN = 10;
+export const ROLE_ROOT = 100;
+export const STATUS_ENABLED = 1;
+export const STATUS_DISABLED = 2;
+
+const USER_ID_HEADER = /^[1-9][0-9]{0,9}$/;
+const BEARER = /^Bearer\s+(\S+)$/i;
+
+export function hashAccessToken(token: string): string {
+  return sha256Hex(token);
+}
+
+/** The id of the caller by access token or by fully logged-in session; undefined when neither holds. */
+async function authenticatedUserId(deps: AccountDeps, req: Request, res: Response): Promise<number | undefined> {
+  const bearer = BEARER.exec(req.headers.authorization ?? '');
+  if (bearer) return findUserIdByAccessTokenHash(deps.prisma, hashAccessToken(bearer[1]));
+  const sessions = sessionStoreOf(deps);
+  const session = await sessions.load(req);
+  if (!session?.data.userId) return undefined;
+  sessions.setCookie(res, session.id);
+  return session.data.userId;
+}
+
+/**
+ * Authenticates by `Authorization: Bearer <access token>` or the session cookie, enforces the
+ * `New-Api-User` guard (CONTRACT 1.2), and reads role and status from the database on every call so a
+ * disabled or demoted user loses access at once. 401 unauthenticated, 403 disabled or role too low.
+ */
+export function requireUser(deps: AccountDeps, minRole = ROLE_USER): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    (async () => {
+      const userId = await authenticatedUserId(deps, req, res);
+      if (userId === undefined) throw new AppError('unauthorized', 'not logged in');
+      const claimed = req.headers['new-api-user'];
+      if (typeof claimed !== 'string' || !USER_ID_HEADER.test(claimed) || Number(claimed) !== userId) {
+        throw new AppError('unauthorized', 'New-Api-User header missing or not matching the logged-in user');
+      }
+      const user = await findActiveUserById(deps.prisma, userId);
+      if (!user) throw new AppError('unauthorized', 'not logged in');
+      if (user.status !== STATUS_ENABLED) throw new AppError('user_disabled', 'user is disabled');
+      if (user.role < minRole) throw new AppError('forbidden', 'insufficient role');
+      req.user = user;
+    })().then(() => next(), next);
+  };
+}
+
+/** The caller set by `requireUser`; a route without that middleware is a programming error. */
+export function currentUser(req: Request): AuthenticatedUser {
+  if (!req.user) throw new Error('route is missing requireUser');
+  return req.user;
+}

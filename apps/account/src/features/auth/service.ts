@@ -1,0 +1,131 @@
+import { AppError } from '@modelgate/errors';
+import type { Request, Response } from 'express';
+import type { AccountDeps } from '../../app';
+import { nowMs } from '../../lib/clock';
+import { isUniqueViolation } from '../../lib/db';
+import { randomAlphanumeric } from '../../lib/random';
+import { appendLedgerRow, LOG_TYPE } from '../logs/repository';
+import { readOptions } from '../options/repository';
+import { checkSecondFactor, isTwoFactorEnabled } from '../two-factor/service';
+import {
+  creditInviter,
+  findInviterByAffCode,
+  findProfile,
+  findUserForLogin,
+  insertUser,
+  isUsernameOrEmailTaken,
+} from '../users/repository';
+import { AFF_CODE_LENGTH } from '../users/fields';
+import { loginView } from '../users/views';
+import { hashPassword, verifyPassword } from './passwords';
+import { clientIp, consumeOrThrow, ensureNotLimited, rateLimitsOf, recordFailure } from './rate-limits';
+import { STATUS_ENABLED } from './require-user';
+import { sessionStoreOf } from './sessions';
+
+export const PENDING_LOGIN_MS = 5 * 60 * 1000;
+
+export interface Registration {
+  username: string;
+  password: string;
+  email?: string;
+  aff_code?: string;
+}
+
+/**
+ * CONTRACT 3.1 registration: the new user's bonus (QuotaForNewUser, plus QuotaForInvitee when
+ * invited) and the inviter's reward are booked in the same transaction as the user, with ledger rows.
+ */
+export async function register(deps: AccountDeps, req: Request, input: Registration): Promise<{ id: number; username: string }> {
+  await consumeOrThrow(rateLimitsOf(deps).registerByIp, clientIp(req.ip));
+  const options = await readOptions(deps.prisma);
+  if (!options.RegisterEnabled) throw new AppError('forbidden', 'registration is disabled');
+  const taken = await isUsernameOrEmailTaken(deps.prisma, input.username, input.email);
+  if (taken) throw new AppError('conflict', `${taken} already taken`);
+  const passwordHash = await hashPassword(input.password, deps.env.PASSWORD_HASH_MEMORY_KIB);
+  try {
+    return await deps.prisma.$transaction(async (tx) => {
+      const inviter = input.aff_code ? await findInviterByAffCode(tx, input.aff_code) : null;
+      const bonus = BigInt(options.QuotaForNewUser) + (inviter ? BigInt(options.QuotaForInvitee) : 0n);
+      const user = await insertUser(tx, {
+        username: input.username,
+        passwordHash,
+        email: input.email,
+        quota: bonus,
+        inviterId: inviter?.id,
+        affCode: randomAlphanumeric(AFF_CODE_LENGTH),
+      });
+      if (bonus > 0n) {
+        await appendLedgerRow(tx, {
+          userId: user.id,
+          username: user.username,
+          type: LOG_TYPE.system,
+          content: inviter ? `registration bonus (invited by ${inviter.username})` : 'registration bonus',
+          quota: bonus,
+          requestId: req.requestId,
+        });
+      }
+      if (inviter) {
+        const reward = BigInt(options.QuotaForInviter);
+        await creditInviter(tx, inviter.id, reward);
+        if (reward > 0n) {
+          // The reward lands in aff_quota, not quota: the row records it with a quota delta of 0.
+          await appendLedgerRow(tx, {
+            userId: inviter.id,
+            username: inviter.username,
+            type: LOG_TYPE.system,
+            content: `invitation reward: ${reward} added to affiliate quota for inviting ${user.username}`,
+            quota: 0n,
+            requestId: req.requestId,
+          });
+        }
+      }
+      return user;
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new AppError('conflict', 'username or email already taken');
+    throw err;
+  }
+}
+
+export async function login(deps: AccountDeps, req: Request, res: Response, input: { username: string; password: string }) {
+  const limits = rateLimitsOf(deps);
+  const usernameKey = input.username.toLowerCase();
+  await consumeOrThrow(limits.loginByIp, clientIp(req.ip));
+  await ensureNotLimited(limits.loginFailuresByUsername, usernameKey);
+  const user = await findUserForLogin(deps.prisma, input.username);
+  const valid = await verifyPassword(user?.passwordHash, input.password, deps.env.PASSWORD_HASH_MEMORY_KIB);
+  if (!user || !valid) {
+    await recordFailure(limits.loginFailuresByUsername, usernameKey);
+    throw new AppError('invalid_credentials', 'wrong username or password');
+  }
+  await limits.loginFailuresByUsername.delete(usernameKey).catch(() => undefined);
+  if (user.status !== STATUS_ENABLED) throw new AppError('user_disabled', 'user is disabled');
+  const sessions = sessionStoreOf(deps);
+  if (await isTwoFactorEnabled(deps, user.id)) {
+    await sessions.rotate(req, res, { pending: { userId: user.id, expiresAt: nowMs(deps) + PENDING_LOGIN_MS } });
+    return { require_2fa: true };
+  }
+  await sessions.rotate(req, res, { userId: user.id });
+  return loginView(user);
+}
+
+/** Second login step: the pending login of this session plus a TOTP or backup code. */
+export async function completeTwoFactorLogin(deps: AccountDeps, req: Request, res: Response, code: string) {
+  const sessions = sessionStoreOf(deps);
+  const session = await sessions.load(req);
+  const pending = session?.data.pending;
+  if (!pending || pending.expiresAt <= nowMs(deps)) {
+    throw new AppError('unauthorized', 'no pending login, or it expired: log in with your password again');
+  }
+  await consumeOrThrow(rateLimitsOf(deps).twoFactorByIp, clientIp(req.ip));
+  await checkSecondFactor(deps, pending.userId, code, true);
+  const user = await findProfile(deps.prisma, pending.userId);
+  if (!user) throw new AppError('unauthorized', 'not logged in');
+  if (user.status !== STATUS_ENABLED) throw new AppError('user_disabled', 'user is disabled');
+  await sessions.rotate(req, res, { userId: user.id });
+  return loginView(user);
+}
+
+export async function logout(deps: AccountDeps, req: Request, res: Response): Promise<void> {
+  await sessionStoreOf(deps).destroy(req, res);
+}

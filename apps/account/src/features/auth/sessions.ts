@@ -1,0 +1,18 @@
+import type { AccountDeps } from '../../app';
+import { SessionStore } from './session-store';
+
+const stores = new WeakMap<AccountDeps, SessionStore>();
+
+/** One session store per app instance, built from its env and Redis client. */
+export function sessionStoreOf(deps: AccountDeps): SessionStore {
+  let store = stores.get(deps);
+  if (!store) {
+    store = new SessionStore(deps.redis, {
+      prefix: deps.env.REDIS_PREFIX,
+      secret: deps.env.SESSION_SECRET,
+      secureCookie: deps.env.COOKIE_SECURE,
+    });
+    stores.set(deps, store);
+  }
+  return store;
+}

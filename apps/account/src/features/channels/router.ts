@@ -1,0 +1,95 @@
+import { pageOf, parseOrThrow } from '@modelgate/http';
+import { Router } from 'express';
+import { z } from 'zod';
+import type { AccountDeps } from '../../app';
+import { sendData } from '../../lib/envelope';
+import { idParam } from '../../lib/params';
+import { requireUser, ROLE_ADMIN } from '../auth/require-user';
+import { groupSchema } from '../users/fields';
+import { CHANNEL_STATUS, createChannel, editChannel, getChannel, listChannels, removeChannel, removeChannels, runChannelTest } from './service';
+import { CHANNEL_TYPE } from './upstream-test';
+
+const commaList = (item: z.ZodType<string, string>, what: string) =>
+  z
+    .string()
+    .max(20_000)
+    .transform((text) => text.split(',').map((entry) => entry.trim()).filter(Boolean))
+    .pipe(z.array(item).min(1, `at least one ${what}`))
+    .transform((entries) => [...new Set(entries)].join(','));
+
+const baseUrl = z
+  .string()
+  .max(2048)
+  .refine((text) => text === '' || /^https?:\/\/[^\s]+$/.test(text) && URL.canParse(text), 'must be an http(s) URL')
+  .transform((text) => text.replace(/\/+$/, ''));
+
+const modelMappingObject = z.record(z.string().min(1), z.string().min(1));
+/** A JSON object (requested -> upstream model) or its JSON text; stored as text, '' for none. */
+const modelMapping = z.union([
+  modelMappingObject.transform((mapping) => (Object.keys(mapping).length ? JSON.stringify(mapping) : '')),
+  z.string().max(20_000).transform((text, ctx) => {
+    if (text.trim() === '') return '';
+    try {
+      const parsed = modelMappingObject.safeParse(JSON.parse(text));
+      if (parsed.success) return JSON.stringify(parsed.data);
+    } catch {
+      // reported below
+    }
+    ctx.addIssue({ code: 'custom', message: 'must be a JSON object of model name -> model name' });
+    return z.NEVER;
+  }),
+]);
+
+const channelFields = {
+  name: z.string().trim().min(1).max(100),
+  type: z.union([z.literal(CHANNEL_TYPE.openai), z.literal(CHANNEL_TYPE.gemini)]),
+  key: z.string().trim().min(1).max(10_000),
+  base_url: baseUrl,
+  models: commaList(z.string().max(200), 'model'),
+  groups: commaList(groupSchema, 'group'),
+  priority: z.number().int().min(-1_000_000).max(1_000_000),
+  weight: z.number().int().min(0).max(1_000_000),
+  model_mapping: modelMapping,
+  auto_ban: z.boolean(),
+  status: z.union([z.literal(CHANNEL_STATUS.enabled), z.literal(CHANNEL_STATUS.manuallyDisabled)]),
+};
+const channelId = z.number().int().positive().max(2_147_483_647);
+
+const createBody = z
+  .object(channelFields)
+  .partial({ base_url: true, groups: true, priority: true, weight: true, model_mapping: true, auto_ban: true, status: true })
+  .strict();
+const updateBody = z.object(channelFields).partial().extend({ id: channelId }).strict();
+const batchBody = z.object({ ids: z.array(channelId).min(1).max(1000) }).strict();
+const testQuery = z.object({ model: z.string().max(200).optional() });
+
+/** CONTRACT 3.3 channels (role >= 10). Responses never carry the channel key. */
+export function createChannelRouter(deps: AccountDeps): Router {
+  const router = Router();
+  router.use('/channel', requireUser(deps, ROLE_ADMIN));
+  router.post('/channel', async (req, res) => {
+    sendData(res, await createChannel(deps, parseOrThrow(createBody, req.body)));
+  });
+  router.get('/channel', async (req, res) => {
+    sendData(res, await listChannels(deps, pageOf(req.query)));
+  });
+  router.post('/channel/batch', async (req, res) => {
+    sendData(res, await removeChannels(deps, parseOrThrow(batchBody, req.body).ids));
+  });
+  router.get('/channel/test/:id', async (req, res) => {
+    const { model } = parseOrThrow(testQuery, req.query);
+    sendData(res, await runChannelTest(deps, idParam(req.params.id, 'channel'), model));
+  });
+  router.get('/channel/:id', async (req, res) => {
+    sendData(res, await getChannel(deps, idParam(req.params.id, 'channel')));
+  });
+  router.put('/channel', async (req, res) => {
+    const { id, ...fields } = parseOrThrow(updateBody, req.body);
+    sendData(res, await editChannel(deps, id, fields));
+  });
+  router.delete('/channel/:id', async (req, res) => {
+    await removeChannel(deps, idParam(req.params.id, 'channel'));
+    sendData(res);
+  });
+  return router;
+}

@@ -1,0 +1,149 @@
+import { type ChannelModel, decryptSecret, encryptSecret } from '@modelgate/db';
+import { AppError } from '@modelgate/errors';
+import type { AccountDeps } from '../../app';
+import { nowMs, unixSeconds } from '../../lib/clock';
+import type { Page } from '../../lib/envelope';
+import { publishInvalidation } from '../../lib/invalidation';
+import type { PageRequest } from '../logs/service';
+import { deleteChannels, findChannel, findChannelPage, insertChannel, recordTestResult, updateChannel } from './repository';
+import { type ChannelType, DEFAULT_BASE_URL, testUpstream } from './upstream-test';
+
+export const CHANNEL_STATUS = { enabled: 1, manuallyDisabled: 2, autoDisabled: 3 } as const;
+
+/** A channel as admins see it: everything but the key. */
+function channelView(channel: ChannelModel) {
+  return {
+    id: channel.id,
+    type: channel.type,
+    name: channel.name,
+    base_url: channel.baseUrl,
+    models: channel.models,
+    groups: channel.groups,
+    priority: channel.priority,
+    weight: channel.weight,
+    model_mapping: channel.modelMapping,
+    status: channel.status,
+    status_reason: channel.statusReason,
+    status_changed_at: unixSeconds(channel.statusChangedAt),
+    auto_ban: channel.autoBan,
+    used_quota: Number(channel.usedQuota),
+    response_time_ms: channel.responseTimeMs,
+    tested_at: unixSeconds(channel.testedAt),
+    created_at: unixSeconds(channel.createdAt),
+  };
+}
+export type ChannelView = ReturnType<typeof channelView>;
+
+/** Validated by the router; lists already normalised, model_mapping already JSON text. */
+export interface ChannelFields {
+  name?: string;
+  type?: ChannelType;
+  key?: string;
+  base_url?: string;
+  models?: string;
+  groups?: string;
+  priority?: number;
+  weight?: number;
+  model_mapping?: string;
+  auto_ban?: boolean;
+  status?: number;
+}
+
+function statusColumns(deps: AccountDeps, status: number | undefined) {
+  if (status === undefined) return {};
+  return {
+    status,
+    statusReason: status === CHANNEL_STATUS.manuallyDisabled ? 'disabled by an admin' : '',
+    statusChangedAt: new Date(nowMs(deps)),
+  };
+}
+
+export async function createChannel(deps: AccountDeps, input: ChannelFields & Required<Pick<ChannelFields, 'name' | 'type' | 'key' | 'models'>>) {
+  const channel = await insertChannel(deps.prisma, {
+    name: input.name,
+    type: input.type,
+    keyEnc: encryptSecret(input.key, deps.env.CRYPTO_SECRET),
+    baseUrl: input.base_url || DEFAULT_BASE_URL[input.type],
+    models: input.models,
+    groups: input.groups || 'default',
+    priority: input.priority,
+    weight: input.weight,
+    modelMapping: input.model_mapping,
+    autoBan: input.auto_ban,
+    ...statusColumns(deps, input.status),
+  });
+  await publishInvalidation(deps, { kind: 'channels' });
+  return channelView(channel);
+}
+
+export async function listChannels(deps: AccountDeps, page: PageRequest): Promise<Page<ChannelView>> {
+  const { total, rows } = await findChannelPage(deps.prisma, page.skip, page.pageSize);
+  return { page: page.page, page_size: page.pageSize, total, items: rows.map(channelView) };
+}
+
+async function requireChannel(deps: AccountDeps, id: number): Promise<ChannelModel> {
+  const channel = await findChannel(deps.prisma, id);
+  if (!channel) throw new AppError('not_found', 'channel not found');
+  return channel;
+}
+
+export async function getChannel(deps: AccountDeps, id: number): Promise<ChannelView> {
+  return channelView(await requireChannel(deps, id));
+}
+
+export async function editChannel(deps: AccountDeps, id: number, input: ChannelFields): Promise<ChannelView> {
+  const current = await requireChannel(deps, id);
+  const type = input.type ?? (current.type as ChannelType);
+  const updated = await updateChannel(deps.prisma, id, {
+    name: input.name,
+    type: input.type,
+    keyEnc: input.key === undefined ? undefined : encryptSecret(input.key, deps.env.CRYPTO_SECRET),
+    baseUrl: input.base_url === undefined ? undefined : input.base_url || DEFAULT_BASE_URL[type],
+    models: input.models,
+    groups: input.groups === undefined ? undefined : input.groups || 'default',
+    priority: input.priority,
+    weight: input.weight,
+    modelMapping: input.model_mapping,
+    autoBan: input.auto_ban,
+    ...(input.status === current.status ? {} : statusColumns(deps, input.status)),
+  });
+  if (!updated) throw new AppError('not_found', 'channel not found');
+  await publishInvalidation(deps, { kind: 'channels' });
+  return channelView(updated);
+}
+
+export async function removeChannels(deps: AccountDeps, ids: number[]): Promise<number> {
+  const deleted = await deleteChannels(deps.prisma, ids);
+  if (deleted > 0) await publishInvalidation(deps, { kind: 'channels' });
+  return deleted;
+}
+
+export async function removeChannel(deps: AccountDeps, id: number): Promise<void> {
+  if ((await removeChannels(deps, [id])) === 0) throw new AppError('not_found', 'channel not found');
+}
+
+function upstreamModel(channel: ChannelModel, requested: string): string {
+  if (!channel.modelMapping) return requested;
+  try {
+    const mapping = JSON.parse(channel.modelMapping) as Record<string, unknown>;
+    const mapped = mapping[requested];
+    return typeof mapped === 'string' && mapped ? mapped : requested;
+  } catch {
+    return requested;
+  }
+}
+
+/** CONTRACT 3.3 channel test: one real minimal request; its time is recorded on the channel. */
+export async function runChannelTest(deps: AccountDeps, id: number, requestedModel: string | undefined) {
+  const channel = await requireChannel(deps, id);
+  const model = requestedModel || channel.models.split(',').map((m) => m.trim()).find(Boolean);
+  if (!model) throw new AppError('invalid_request', 'model: the channel lists no model to test', { param: 'model' });
+  const result = await testUpstream({
+    type: channel.type as ChannelType,
+    baseUrl: channel.baseUrl || DEFAULT_BASE_URL[channel.type as ChannelType],
+    key: decryptSecret(channel.keyEnc, deps.env.CRYPTO_SECRET),
+    model: upstreamModel(channel, model),
+  });
+  await recordTestResult(deps.prisma, id, result.timeMs, new Date(nowMs(deps)));
+  return { success: result.success, message: result.message, time_ms: result.timeMs };
+}

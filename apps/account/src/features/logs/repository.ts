@@ -1,0 +1,73 @@
+import type { Prisma } from '@modelgate/db';
+import type { Db } from '../../lib/db';
+
+/** CONTRACT 3.2 log types. */
+export const LOG_TYPE = { topUp: 1, consume: 2, manage: 3, system: 4, error: 5, refund: 6 } as const;
+
+export interface LedgerEntry {
+  userId: number;
+  username: string;
+  type: number;
+  content: string;
+  /** Signed change applied to the user's quota by the same transaction (0 when none). */
+  quota: bigint;
+  requestId?: string;
+}
+
+/** The one log row a balance change writes; call it inside the transaction that changed the balance. */
+export async function appendLedgerRow(db: Db, entry: LedgerEntry): Promise<void> {
+  await db.log.create({
+    data: {
+      userId: entry.userId,
+      username: entry.username,
+      type: entry.type,
+      content: entry.content,
+      quota: entry.quota,
+      requestId: entry.requestId,
+    },
+  });
+}
+
+export interface LogFilter {
+  userId?: number;
+  username?: string;
+  type?: number;
+  modelName?: string;
+  from?: Date;
+  to?: Date;
+}
+
+const logFields = {
+  id: true,
+  userId: true,
+  username: true,
+  createdAt: true,
+  type: true,
+  content: true,
+  modelName: true,
+  tokenName: true,
+  quota: true,
+  promptTokens: true,
+  completionTokens: true,
+  useTimeMs: true,
+  isStream: true,
+  requestId: true,
+  channelId: true,
+} as const;
+
+export type LogRow = Prisma.LogGetPayload<{ select: typeof logFields }>;
+
+export async function findLogPage(db: Db, filter: LogFilter, skip: number, take: number): Promise<{ total: number; rows: LogRow[] }> {
+  const where: Prisma.LogWhereInput = {
+    userId: filter.userId,
+    username: filter.username,
+    type: filter.type,
+    modelName: filter.modelName,
+    createdAt: filter.from || filter.to ? { gte: filter.from, lte: filter.to } : undefined,
+  };
+  const [total, rows] = await Promise.all([
+    db.log.count({ where }),
+    db.log.findMany({ where, select: logFields, orderBy: { id: 'desc' }, skip, take }),
+  ]);
+  return { total, rows };
+}

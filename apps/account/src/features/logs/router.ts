@@ -1,0 +1,43 @@
+import { pageOf, parseOrThrow } from '@modelgate/http';
+import { Router } from 'express';
+import { z } from 'zod';
+import type { AccountDeps } from '../../app';
+import { sendData } from '../../lib/envelope';
+import { currentUser, requireUser, ROLE_ADMIN } from '../auth/require-user';
+import type { LogFilter } from './repository';
+import { listAllLogs, listOwnLogs } from './service';
+
+const unixTime = z.coerce.number().int().min(0).max(253_402_300_799);
+
+const logQuery = z.object({
+  type: z.coerce.number().int().min(1).max(6).optional(),
+  model_name: z.string().max(200).optional(),
+  start_timestamp: unixTime.optional(),
+  end_timestamp: unixTime.optional(),
+  username: z.string().max(20).optional(),
+});
+
+/** Query text -> filter; an empty parameter means "not filtered", as new-api's UI sends them. */
+function filterOf(query: Record<string, unknown>): LogFilter {
+  const present = Object.fromEntries(Object.entries(query).filter(([, value]) => value !== '' && value !== undefined));
+  const parsed = parseOrThrow(logQuery, present);
+  return {
+    type: parsed.type,
+    modelName: parsed.model_name,
+    username: parsed.username,
+    from: parsed.start_timestamp === undefined ? undefined : new Date(parsed.start_timestamp * 1000),
+    to: parsed.end_timestamp === undefined ? undefined : new Date(parsed.end_timestamp * 1000 + 999),
+  };
+}
+
+/** CONTRACT 3.2 (own logs) and 3.3 (every user's logs, admins). */
+export function createLogRouter(deps: AccountDeps): Router {
+  const router = Router();
+  router.get('/log/self', requireUser(deps), async (req, res) => {
+    sendData(res, await listOwnLogs(deps, currentUser(req).id, filterOf(req.query), pageOf(req.query)));
+  });
+  router.get('/log', requireUser(deps, ROLE_ADMIN), async (req, res) => {
+    sendData(res, await listAllLogs(deps, filterOf(req.query), pageOf(req.query)));
+  });
+  return router;
+}

@@ -1,0 +1,51 @@
+import { pageOf, parseOrThrow } from '@modelgate/http';
+import { Router, type Request } from 'express';
+import { z } from 'zod';
+import type { AccountDeps } from '../../app';
+import { sendData } from '../../lib/envelope';
+import { jsonBody } from '../../lib/json-body';
+import { idParam } from '../../lib/params';
+import { currentUser, requireUser, ROLE_ADMIN } from '../auth/require-user';
+import { listOwnTopUps, listPaymentEvents, replayPaymentEvent, startStripeTopUp } from './service';
+import { rawWebhookBody, stripeWebhookHandler } from './webhook';
+
+const payBody = z.strictObject({
+  amount: z.number().int(),
+  /** new-api's top-up page sends it; Stripe is the only method here. */
+  payment_method: z.literal('stripe').optional(),
+});
+
+const eventQuery = z.object({
+  status: z.enum(['received', 'processed', 'ignored', 'failed']).optional(),
+});
+
+/** Where Stripe sends the payer back: this deployment's console, as the client reached it (via the edge). */
+function checkoutUrls(req: Request) {
+  const origin = `${req.protocol}://${req.get('host')}`;
+  return { successUrl: `${origin}/console/log`, cancelUrl: `${origin}/console/topup` };
+}
+
+/** Stripe top-ups (CONTRACT 3.2), the webhook intake (3.5) and the operator's view of the inbox. */
+export function createPaymentRouter(deps: AccountDeps): Router {
+  const router = Router();
+  // No session and no JSON parser: the signature covers the raw bytes.
+  router.post('/stripe/webhook', rawWebhookBody(), stripeWebhookHandler(deps));
+
+  router.post('/user/stripe/pay', requireUser(deps), jsonBody(deps.env.MAX_REQUEST_BODY_MB), async (req, res) => {
+    const { amount } = parseOrThrow(payBody, req.body);
+    sendData(res, await startStripeTopUp(deps, currentUser(req).id, amount, checkoutUrls(req)));
+  });
+  router.get('/user/topup/self', requireUser(deps), async (req, res) => {
+    sendData(res, await listOwnTopUps(deps, currentUser(req).id, pageOf(req.query)));
+  });
+
+  router.get('/payment/events', requireUser(deps, ROLE_ADMIN), async (req, res) => {
+    const status = typeof req.query.status === 'string' && req.query.status !== '' ? req.query.status : undefined;
+    const query = parseOrThrow(eventQuery, { status });
+    sendData(res, await listPaymentEvents(deps, query.status, pageOf(req.query)));
+  });
+  router.post('/payment/events/:id/replay', requireUser(deps, ROLE_ADMIN), async (req, res) => {
+    sendData(res, await replayPaymentEvent(deps, idParam(req.params.id, 'payment event')));
+  });
+  return router;
+}

@@ -1,0 +1,170 @@
+import { Prisma } from '@modelgate/db';
+import { AppError } from '@modelgate/errors';
+import { describeError } from '@modelgate/http';
+import { requeuePaymentWebhook, type RequeueOutcome } from '@modelgate/queue';
+import type { AccountDeps } from '../../app';
+import { unixSeconds } from '../../lib/clock';
+import type { Page } from '../../lib/envelope';
+import { randomAlphanumeric } from '../../lib/random';
+import { readOptions } from '../options/repository';
+import {
+  attachCheckoutSession,
+  failUnstartedTopUp,
+  findPayer,
+  findPaymentEvent,
+  findPaymentEventPage,
+  findTopUpPage,
+  insertPendingTopUp,
+  type PaymentEventRow,
+  STRIPE_PROVIDER,
+  type TopUpRow,
+} from './repository';
+import { stripeClient } from './stripe-client';
+
+/** Upper bound of one top-up, in units (USD): keeps amount x QuotaPerUnit and the charge sane. */
+export const MAX_TOPUP_AMOUNT = 100_000;
+
+/** How long an HTTP request waits for Redis before answering without it. */
+export const QUEUE_TIMEOUT_MS = 2_000;
+
+export interface PageRequest {
+  page: number;
+  pageSize: number;
+  skip: number;
+}
+
+/** Rejects after `ms`: a queue call on the HTTP path must never hang the request. */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+export interface CheckoutUrls {
+  successUrl: string;
+  cancelUrl: string;
+}
+
+/**
+ * CONTRACT 3.2 `POST /api/user/stripe/pay`: a pending top-up first (so the webhook always finds it),
+ * then the Checkout Session. When Stripe fails the top-up ends `failed` and the user gets a 502.
+ */
+export async function startStripeTopUp(deps: AccountDeps, userId: number, amount: number, urls: CheckoutUrls) {
+  const options = await readOptions(deps.prisma);
+  if (!options.StripeApiSecret || !options.StripePriceId) {
+    throw new AppError('service_unavailable', 'Stripe top-up is not configured');
+  }
+  if (amount < options.StripeMinTopUp) {
+    throw new AppError('invalid_request', `amount: must be at least ${options.StripeMinTopUp}`, { param: 'amount' });
+  }
+  if (amount > MAX_TOPUP_AMOUNT || amount * options.QuotaPerUnit > Number.MAX_SAFE_INTEGER) {
+    throw new AppError('invalid_request', `amount: must be at most ${MAX_TOPUP_AMOUNT}`, { param: 'amount' });
+  }
+  const payer = await findPayer(deps.prisma, userId);
+  if (!payer) throw new AppError('unauthorized', 'not logged in');
+
+  const tradeNo = `ref_${randomAlphanumeric(32)}`;
+  const money = new Prisma.Decimal(options.StripeUnitPrice).mul(amount).toDecimalPlaces(4);
+  await insertPendingTopUp(deps.prisma, { userId, tradeNo, amount, money });
+
+  const customer = payer.stripeCustomerId;
+  let session;
+  try {
+    session = await stripeClient(deps.env.STRIPE_API_BASE, options.StripeApiSecret).checkout.sessions.create(
+      {
+        mode: 'payment',
+        client_reference_id: tradeNo,
+        line_items: [{ price: options.StripePriceId, quantity: amount }],
+        success_url: urls.successUrl,
+        cancel_url: urls.cancelUrl,
+        metadata: { trade_no: tradeNo, user_id: String(userId) },
+        ...(customer
+          ? { customer }
+          : { customer_creation: 'always' as const, ...(payer.email ? { customer_email: payer.email } : {}) }),
+      },
+      { idempotencyKey: tradeNo },
+    );
+    if (!session.url) throw new Error('checkout session has no url');
+  } catch (err) {
+    deps.logger.warn({ tradeNo, error: describeError(err) }, 'stripe checkout session not created');
+    await failUnstartedTopUp(deps.prisma, tradeNo);
+    throw new AppError('bad_gateway', 'Stripe is unavailable: the top-up was not started and nothing was charged; please try again');
+  }
+  await attachCheckoutSession(deps.prisma, tradeNo, session.id);
+  return { pay_link: session.url, trade_no: tradeNo };
+}
+
+function topUpView(row: TopUpRow) {
+  return {
+    trade_no: row.tradeNo,
+    amount: Number(row.amount),
+    money: row.money.toNumber(),
+    status: row.status,
+    created_at: unixSeconds(row.createdAt),
+    completed_at: unixSeconds(row.completedAt),
+  };
+}
+
+export async function listOwnTopUps(deps: AccountDeps, userId: number, page: PageRequest): Promise<Page<ReturnType<typeof topUpView>>> {
+  const { total, rows } = await findTopUpPage(deps.prisma, userId, page.skip, page.pageSize);
+  return { page: page.page, page_size: page.pageSize, total, items: rows.map(topUpView) };
+}
+
+/** The trade_no an event refers to, for the operator's view; the payload itself stays in the inbox. */
+function tradeNoOf(payload: string): string | null {
+  try {
+    const reference = (JSON.parse(payload) as { data?: { object?: { client_reference_id?: unknown } } }).data?.object?.client_reference_id;
+    return typeof reference === 'string' ? reference : null;
+  } catch {
+    return null;
+  }
+}
+
+function paymentEventView(row: PaymentEventRow) {
+  return {
+    id: row.id,
+    provider: row.provider,
+    event_id: row.eventId,
+    type: row.type,
+    trade_no: tradeNoOf(row.payload),
+    status: row.status,
+    attempts: row.attempts,
+    last_error: row.lastError,
+    received_at: unixSeconds(row.receivedAt),
+    processed_at: unixSeconds(row.processedAt),
+  };
+}
+
+export type PaymentEventView = ReturnType<typeof paymentEventView>;
+
+export async function listPaymentEvents(deps: AccountDeps, status: string | undefined, page: PageRequest): Promise<Page<PaymentEventView>> {
+  const { total, rows } = await findPaymentEventPage(deps.prisma, status, page.skip, page.pageSize);
+  return { page: page.page, page_size: page.pageSize, total, items: rows.map(paymentEventView) };
+}
+
+/**
+ * Puts a stuck or failed event back on the queue (the worker decides again from the inbox row).
+ * A processed or ignored event is final: replaying it is refused.
+ */
+export async function replayPaymentEvent(deps: AccountDeps, id: number): Promise<PaymentEventView & { queue: RequeueOutcome }> {
+  const row = await findPaymentEvent(deps.prisma, id);
+  if (!row) throw new AppError('not_found', 'payment event not found');
+  if (row.status === 'processed' || row.status === 'ignored') {
+    throw new AppError('conflict', `payment event already ${row.status}`);
+  }
+  if (row.provider !== STRIPE_PROVIDER) throw new AppError('conflict', `no worker handles ${row.provider} events`);
+  let outcome: RequeueOutcome;
+  try {
+    outcome = await withTimeout(
+      requeuePaymentWebhook(deps.paymentQueue, { provider: STRIPE_PROVIDER, eventId: row.eventId }),
+      QUEUE_TIMEOUT_MS,
+      'requeue',
+    );
+  } catch (err) {
+    throw new AppError('service_unavailable', 'the payment queue is unavailable; try again later', { cause: err });
+  }
+  deps.logger.info({ eventId: row.eventId, outcome }, 'payment event replayed by an operator');
+  return { ...paymentEventView(row), queue: outcome };
+}

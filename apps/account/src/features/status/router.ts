@@ -1,0 +1,24 @@
+import { Router } from 'express';
+import type { AccountDeps } from '../../app';
+import { sendData } from '../../lib/envelope';
+import { readOptions } from '../options/repository';
+import packageJson from '../../../package.json';
+
+export const SYSTEM_NAME = 'Modelgate';
+
+/** CONTRACT 3.1 `GET /api/status`: public settings a client needs before logging in. */
+export function createStatusRouter(deps: AccountDeps): Router {
+  const router = Router();
+  router.get('/status', async (_req, res) => {
+    const options = await readOptions(deps.prisma);
+    sendData(res, {
+      version: packageJson.version,
+      system_name: SYSTEM_NAME,
+      quota_per_unit: options.QuotaPerUnit,
+      register_enabled: options.RegisterEnabled,
+      stripe_enabled: Boolean(options.StripeApiSecret && options.StripePriceId && options.StripeWebhookSecret),
+      min_topup: options.StripeMinTopUp,
+    });
+  });
+  return router;
+}

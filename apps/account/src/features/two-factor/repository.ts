@@ -1,0 +1,89 @@
+import { Prisma } from '@modelgate/db';
+import type { Db } from '../../lib/db';
+
+/** A JS epoch-ms instant as a `timestamp` (UTC, as Prisma stores DateTime) inside raw SQL. */
+function at(ms: number): Prisma.Sql {
+  return Prisma.sql`(to_timestamp(${ms}::float8 / 1000) AT TIME ZONE 'UTC')`;
+}
+
+export async function findTwoFactor(db: Db, userId: number) {
+  return db.twoFactor.findUnique({ where: { userId } });
+}
+
+/** Stores a new (not yet enabled) secret and backup codes, replacing any unfinished setup. */
+export async function saveSetup(db: Db, userId: number, secretEnc: string, backupCodeHashes: string[]): Promise<void> {
+  await db.twoFactor.upsert({
+    where: { userId },
+    create: { userId, secretEnc, enabled: false },
+    update: { secretEnc, enabled: false, lastUsedStep: null, failedAttempts: 0, lockedUntil: null },
+  });
+  await replaceBackupCodes(db, userId, backupCodeHashes);
+}
+
+export async function replaceBackupCodes(db: Db, userId: number, codeHashes: string[]): Promise<void> {
+  await db.backupCode.deleteMany({ where: { userId } });
+  await db.backupCode.createMany({ data: codeHashes.map((codeHash) => ({ userId, codeHash })) });
+}
+
+export async function countUnusedBackupCodes(db: Db, userId: number): Promise<number> {
+  return db.backupCode.count({ where: { userId, usedAt: null } });
+}
+
+/** Enables a finished setup; false when it was enabled meanwhile. */
+export async function markEnabled(db: Db, userId: number): Promise<boolean> {
+  const { count } = await db.twoFactor.updateMany({ where: { userId, enabled: false }, data: { enabled: true } });
+  return count === 1;
+}
+
+export async function removeTwoFactor(db: Db, userId: number): Promise<void> {
+  await db.backupCode.deleteMany({ where: { userId } });
+  await db.twoFactor.deleteMany({ where: { userId } });
+}
+
+export type AttemptReservation = { reserved: true; failedAttempts: number } | { reserved: false; lockedUntilMs: number | null };
+
+/**
+ * Counts one check as a failure before the code is even looked at, in one conditional UPDATE: row
+ * locks serialise concurrent checks, so 20 parallel guesses get exactly `maxFailures` tries and the
+ * rest find the lock. The attempt that reaches the limit sets the lock; an expired lock restarts the
+ * count. A correct code clears the count again (see acceptTotpStep / useBackupCode).
+ */
+export async function reserveAttempt(db: Db, userId: number, nowMs: number, maxFailures: number, lockMs: number): Promise<AttemptReservation> {
+  const counted = Prisma.sql`CASE WHEN locked_until IS NULL THEN failed_attempts + 1 ELSE 1 END`;
+  const rows = await db.$queryRaw<{ failed_attempts: number }[]>`
+    UPDATE two_factor
+       SET failed_attempts = ${counted},
+           locked_until = CASE WHEN ${counted} >= ${maxFailures} THEN ${at(nowMs + lockMs)} ELSE NULL END,
+           updated_at = ${at(nowMs)}
+     WHERE user_id = ${userId} AND (locked_until IS NULL OR locked_until <= ${at(nowMs)})
+     RETURNING failed_attempts`;
+  if (rows.length === 1) return { reserved: true, failedAttempts: Number(rows[0].failed_attempts) };
+  const locked = await db.$queryRaw<{ locked_until_ms: number | null }[]>`
+    SELECT (EXTRACT(EPOCH FROM locked_until AT TIME ZONE 'UTC') * 1000)::float8 AS locked_until_ms
+      FROM two_factor WHERE user_id = ${userId}`;
+  return { reserved: false, lockedUntilMs: locked[0]?.locked_until_ms ?? null };
+}
+
+/**
+ * Accepts a TOTP time step only if it is newer than every step accepted before (replay rule), and
+ * clears the failure count. Conditional, so concurrent uses of one code give exactly one success.
+ */
+export async function acceptTotpStep(db: Db, userId: number, step: number, nowMs: number): Promise<boolean> {
+  const count = await db.$executeRaw`
+    UPDATE two_factor
+       SET last_used_step = ${BigInt(step)}, failed_attempts = 0, locked_until = NULL, updated_at = ${at(nowMs)}
+     WHERE user_id = ${userId} AND (last_used_step IS NULL OR last_used_step < ${BigInt(step)})`;
+  return count === 1;
+}
+
+/** Spends an unused backup code (single use even under concurrency) and clears the failure count. */
+export async function useBackupCode(db: Db, userId: number, codeHash: string, nowMs: number): Promise<boolean> {
+  const count = await db.$executeRaw`
+    UPDATE backup_codes SET used_at = ${at(nowMs)}
+     WHERE id = (SELECT id FROM backup_codes WHERE user_id = ${userId} AND code_hash = ${codeHash} AND used_at IS NULL LIMIT 1)
+       AND used_at IS NULL`;
+  if (count !== 1) return false;
+  await db.$executeRaw`
+    UPDATE two_factor SET failed_attempts = 0, locked_until = NULL, updated_at = ${at(nowMs)} WHERE user_id = ${userId}`;
+  return true;
+}

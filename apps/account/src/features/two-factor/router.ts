@@ -1,0 +1,37 @@
+import { parseOrThrow } from '@modelgate/http';
+import { Router } from 'express';
+import { z } from 'zod';
+import type { AccountDeps } from '../../app';
+import { sendData } from '../../lib/envelope';
+import { currentUser, requireUser } from '../auth/require-user';
+import { disableTwoFactor, enableTwoFactor, renewBackupCodes, setupTwoFactor, twoFactorStatus } from './service';
+
+export const codeBody = z.object({ code: z.string().min(1).max(32) }).strict();
+
+/** CONTRACT 3.2, two-factor management for the logged-in user. */
+export function createTwoFactorRouter(deps: AccountDeps): Router {
+  const router = Router();
+  const user = requireUser(deps);
+  router.get('/user/2fa/status', user, async (req, res) => {
+    sendData(res, await twoFactorStatus(deps, currentUser(req).id));
+  });
+  router.post('/user/2fa/setup', user, async (req, res) => {
+    parseOrThrow(z.object({}).strict(), req.body ?? {});
+    sendData(res, await setupTwoFactor(deps, currentUser(req)));
+  });
+  router.post('/user/2fa/enable', user, async (req, res) => {
+    const { code } = parseOrThrow(codeBody, req.body);
+    await enableTwoFactor(deps, currentUser(req).id, code);
+    sendData(res);
+  });
+  router.post('/user/2fa/disable', user, async (req, res) => {
+    const { code } = parseOrThrow(codeBody, req.body);
+    await disableTwoFactor(deps, currentUser(req).id, code);
+    sendData(res);
+  });
+  router.post('/user/2fa/backup_codes', user, async (req, res) => {
+    const { code } = parseOrThrow(codeBody, req.body);
+    sendData(res, await renewBackupCodes(deps, currentUser(req).id, code));
+  });
+  return router;
+}

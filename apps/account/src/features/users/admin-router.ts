@@ -1,0 +1,43 @@
+import { pageOf, parseOrThrow } from '@modelgate/http';
+import { Router } from 'express';
+import { z } from 'zod';
+import type { AccountDeps } from '../../app';
+import { sendData } from '../../lib/envelope';
+import { idParam } from '../../lib/params';
+import { currentUser, requireUser, ROLE_ADMIN } from '../auth/require-user';
+import { getUser, listUsers, MANAGE_ACTIONS, manageUser, updateUserAsAdmin } from './admin-service';
+import { groupSchema } from './fields';
+
+const userId = z.number().int().positive().max(2_147_483_647);
+
+const adminUpdateBody = z
+  .object({
+    id: userId,
+    display_name: z.string().max(20).optional(),
+    group: groupSchema.optional(),
+    quota: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+    remark: z.string().max(255).optional(),
+  })
+  .strict();
+
+const manageBody = z.object({ id: userId, action: z.enum(MANAGE_ACTIONS) }).strict();
+
+/** CONTRACT 3.3 users administration (role >= 10). Mounted after the self routes: `/user/:id` is a catch-all. */
+export function createUserAdminRouter(deps: AccountDeps): Router {
+  const router = Router();
+  const admin = requireUser(deps, ROLE_ADMIN);
+  router.get('/user', admin, async (req, res) => {
+    sendData(res, await listUsers(deps, pageOf(req.query)));
+  });
+  router.put('/user', admin, async (req, res) => {
+    sendData(res, await updateUserAsAdmin(deps, currentUser(req), parseOrThrow(adminUpdateBody, req.body), req.requestId));
+  });
+  router.post('/user/manage', admin, async (req, res) => {
+    const body = parseOrThrow(manageBody, req.body);
+    sendData(res, await manageUser(deps, currentUser(req), body.id, body.action));
+  });
+  router.get('/user/:id', admin, async (req, res) => {
+    sendData(res, await getUser(deps, currentUser(req), idParam(req.params.id, 'user')));
+  });
+  return router;
+}

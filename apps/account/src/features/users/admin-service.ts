@@ -1,0 +1,100 @@
+import { AppError } from '@modelgate/errors';
+import type { AccountDeps } from '../../app';
+import { nowMs } from '../../lib/clock';
+import type { Page } from '../../lib/envelope';
+import { publishInvalidation } from '../../lib/invalidation';
+import { type AuthenticatedUser, ROLE_ADMIN, ROLE_ROOT, ROLE_USER, STATUS_DISABLED, STATUS_ENABLED } from '../auth/require-user';
+import { appendLedgerRow, LOG_TYPE } from '../logs/repository';
+import type { PageRequest } from '../logs/service';
+import { findProfile, findProfilePage, lockUser, updateUser } from './repository';
+import { adminUserView } from './views';
+
+type Target = { id: number; role: number };
+
+/** CONTRACT 3.3: an admin acts only on users of a lower role; root on anyone but itself. */
+function assertMayActOn(actor: AuthenticatedUser, target: Target): void {
+  if (actor.role >= ROLE_ROOT ? target.id === actor.id : target.role >= actor.role) {
+    throw new AppError('forbidden', 'not allowed to manage this user');
+  }
+}
+
+export async function listUsers(deps: AccountDeps, page: PageRequest): Promise<Page<ReturnType<typeof adminUserView>>> {
+  const { total, rows } = await findProfilePage(deps.prisma, page.skip, page.pageSize);
+  return { page: page.page, page_size: page.pageSize, total, items: rows.map(adminUserView) };
+}
+
+export async function getUser(deps: AccountDeps, actor: AuthenticatedUser, id: number) {
+  const user = await findProfile(deps.prisma, id);
+  if (!user) throw new AppError('not_found', 'user not found');
+  if (actor.id !== id) assertMayActOn(actor, user);
+  return adminUserView(user);
+}
+
+export interface AdminUserUpdate {
+  id: number;
+  display_name?: string;
+  group?: string;
+  quota?: number;
+  remark?: string;
+}
+
+/** Edits a user; a quota change books its delta as one manage log row in the same transaction. */
+export async function updateUserAsAdmin(deps: AccountDeps, actor: AuthenticatedUser, input: AdminUserUpdate, requestId: string) {
+  await deps.prisma.$transaction(async (tx) => {
+    const target = await lockUser(tx, input.id);
+    if (!target) throw new AppError('not_found', 'user not found');
+    assertMayActOn(actor, target);
+    const quota = input.quota === undefined ? undefined : BigInt(input.quota);
+    await updateUser(tx, input.id, { displayName: input.display_name, group: input.group, remark: input.remark, quota });
+    if (quota !== undefined && quota !== target.quota) {
+      await appendLedgerRow(tx, {
+        userId: target.id,
+        username: target.username,
+        type: LOG_TYPE.manage,
+        content: `quota set from ${target.quota} to ${quota} by ${actor.username}`,
+        quota: quota - target.quota,
+        requestId,
+      });
+    }
+  });
+  await publishInvalidation(deps, { kind: 'user', userId: input.id });
+  return getUser(deps, actor, input.id);
+}
+
+export const MANAGE_ACTIONS = ['enable', 'disable', 'delete', 'promote', 'demote'] as const;
+export type ManageAction = (typeof MANAGE_ACTIONS)[number];
+
+export async function manageUser(deps: AccountDeps, actor: AuthenticatedUser, id: number, action: ManageAction) {
+  const result = await deps.prisma.$transaction(async (tx) => {
+    const target = await lockUser(tx, id);
+    if (!target) throw new AppError('not_found', 'user not found');
+    assertMayActOn(actor, target);
+    let { role, status } = target;
+    switch (action) {
+      case 'enable':
+        status = STATUS_ENABLED;
+        break;
+      case 'disable':
+        status = STATUS_DISABLED;
+        break;
+      case 'delete':
+        // Soft delete: the ledger rows stay; disabled too, so anything checking only the status refuses it.
+        await updateUser(tx, id, { deletedAt: new Date(nowMs(deps)), status: STATUS_DISABLED, accessTokenHash: null });
+        return { role, status, deleted: true };
+      case 'promote':
+        if (actor.role < ROLE_ROOT) throw new AppError('forbidden', 'only root can promote users');
+        if (role >= ROLE_ADMIN) throw new AppError('invalid_request', 'user is already an admin');
+        role = ROLE_ADMIN;
+        break;
+      case 'demote':
+        if (role >= ROLE_ROOT) throw new AppError('forbidden', 'root cannot be demoted');
+        if (role <= ROLE_USER) throw new AppError('invalid_request', 'user is already a common user');
+        role = ROLE_USER;
+        break;
+    }
+    await updateUser(tx, id, { role, status });
+    return { role, status, deleted: false };
+  });
+  await publishInvalidation(deps, { kind: 'user', userId: id });
+  return result.deleted ? null : { role: result.role, status: result.status };
+}

@@ -1,0 +1,42 @@
+import { parseOrThrow } from '@modelgate/http';
+import { Router } from 'express';
+import { z } from 'zod';
+import type { AccountDeps } from '../../app';
+import { sendData } from '../../lib/envelope';
+import { currentUser, requireUser } from '../auth/require-user';
+import { emailSchema, passwordSchema } from './fields';
+import { getAffCode, getSelf, issueAccessToken, transferAffQuota, updateSelf } from './service';
+
+const selfUpdateBody = z
+  .object({
+    display_name: z.string().max(20).optional(),
+    email: z.union([emailSchema, z.literal('')]).optional(),
+    password: passwordSchema.optional(),
+    original_password: z.string().max(128).optional(),
+  })
+  .strict();
+
+const affTransferBody = z.object({ quota: z.number().int().positive().max(Number.MAX_SAFE_INTEGER) }).strict();
+
+/** CONTRACT 3.2: the logged-in user's own account. */
+export function createSelfRouter(deps: AccountDeps): Router {
+  const router = Router();
+  const user = requireUser(deps);
+  router.get('/user/self', user, async (req, res) => {
+    sendData(res, await getSelf(deps, currentUser(req).id));
+  });
+  router.put('/user/self', user, async (req, res) => {
+    sendData(res, await updateSelf(deps, currentUser(req).id, parseOrThrow(selfUpdateBody, req.body)));
+  });
+  router.get('/user/token', user, async (req, res) => {
+    sendData(res, await issueAccessToken(deps, currentUser(req).id));
+  });
+  router.get('/user/aff', user, async (req, res) => {
+    sendData(res, await getAffCode(deps, currentUser(req).id));
+  });
+  router.post('/user/aff_transfer', user, async (req, res) => {
+    const { quota } = parseOrThrow(affTransferBody, req.body);
+    sendData(res, await transferAffQuota(deps, currentUser(req).id, quota, req.requestId));
+  });
+  return router;
+}

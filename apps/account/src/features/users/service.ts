@@ -1,0 +1,97 @@
+import { AppError } from '@modelgate/errors';
+import type { AccountDeps } from '../../app';
+import { isUniqueViolation } from '../../lib/db';
+import { publishInvalidation } from '../../lib/invalidation';
+import { randomAlphanumeric } from '../../lib/random';
+import { hashPassword, verifyPassword } from '../auth/passwords';
+import { hashAccessToken } from '../auth/require-user';
+import { appendLedgerRow, LOG_TYPE } from '../logs/repository';
+import { readOptions } from '../options/repository';
+import { findAffCode, findPasswordHash, findProfile, moveAffQuota, setAffCodeIfMissing, updateUser } from './repository';
+import { AFF_CODE_LENGTH } from './fields';
+import { selfView } from './views';
+
+export const ACCESS_TOKEN_LENGTH = 32;
+
+export async function getSelf(deps: AccountDeps, userId: number) {
+  const user = await findProfile(deps.prisma, userId);
+  if (!user) throw new AppError('unauthorized', 'not logged in');
+  return selfView(user);
+}
+
+export interface SelfUpdate {
+  display_name?: string;
+  email?: string;
+  password?: string;
+  original_password?: string;
+}
+
+export async function updateSelf(deps: AccountDeps, userId: number, input: SelfUpdate) {
+  const data: { displayName?: string; email?: string | null; passwordHash?: string } = {};
+  if (input.display_name !== undefined) data.displayName = input.display_name;
+  if (input.email !== undefined) data.email = input.email === '' ? null : input.email;
+  if (input.password !== undefined) {
+    if (input.original_password === undefined) {
+      throw new AppError('invalid_request', 'original_password: required to change the password', { param: 'original_password' });
+    }
+    const current = await findPasswordHash(deps.prisma, userId);
+    if (!(await verifyPassword(current, input.original_password, deps.env.PASSWORD_HASH_MEMORY_KIB))) {
+      throw new AppError('invalid_credentials', 'original_password: wrong password');
+    }
+    data.passwordHash = await hashPassword(input.password, deps.env.PASSWORD_HASH_MEMORY_KIB);
+  }
+  try {
+    await updateUser(deps.prisma, userId, data);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new AppError('conflict', 'email already taken');
+    throw err;
+  }
+  return getSelf(deps, userId);
+}
+
+/** A fresh access token; the previous one stops working (only its hash was stored). */
+export async function issueAccessToken(deps: AccountDeps, userId: number): Promise<string> {
+  const token = randomAlphanumeric(ACCESS_TOKEN_LENGTH);
+  await updateUser(deps.prisma, userId, { accessTokenHash: hashAccessToken(token) });
+  return token;
+}
+
+export async function getAffCode(deps: AccountDeps, userId: number): Promise<string> {
+  const existing = await findAffCode(deps.prisma, userId);
+  if (existing) return existing;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      await setAffCodeIfMissing(deps.prisma, userId, randomAlphanumeric(AFF_CODE_LENGTH));
+      break;
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+    }
+  }
+  const code = await findAffCode(deps.prisma, userId);
+  if (!code) throw new AppError('internal_error', 'could not create an affiliate code');
+  return code;
+}
+
+/** CONTRACT 3.2: affiliate quota -> quota, at least QuotaPerUnit, never more than there is; one ledger row. */
+export async function transferAffQuota(deps: AccountDeps, userId: number, amount: number, requestId: string) {
+  const { QuotaPerUnit } = await readOptions(deps.prisma);
+  if (amount < QuotaPerUnit) {
+    throw new AppError('invalid_request', `quota: must be at least ${QuotaPerUnit}`, { param: 'quota' });
+  }
+  const moved = await deps.prisma.$transaction(async (tx) => {
+    const after = await moveAffQuota(tx, userId, BigInt(amount));
+    if (!after) return undefined;
+    await appendLedgerRow(tx, {
+      userId,
+      username: after.username,
+      type: LOG_TYPE.system,
+      content: `affiliate quota transferred to balance: ${amount}`,
+      quota: BigInt(amount),
+      requestId,
+    });
+    return after;
+  });
+  if (!moved) throw new AppError('invalid_request', 'quota: more than the affiliate quota available', { param: 'quota' });
+  await publishInvalidation(deps, { kind: 'user', userId });
+  return { quota: Number(moved.quota), aff_quota: Number(moved.aff_quota) };
+}

@@ -1,0 +1,37 @@
+import { createPrismaClient } from '@modelgate/db';
+import { runService } from '@modelgate/http';
+import { createLogger } from '@modelgate/logger';
+import { createPaymentWebhookQueue, createProducerConnection } from '@modelgate/queue';
+import { Redis } from 'ioredis';
+import { createAccountApp } from './app';
+import { bootstrapAccount } from './bootstrap';
+import { loadAccountEnv } from './env';
+
+async function main() {
+  const env = loadAccountEnv();
+  const logger = createLogger({ service: 'account', level: env.LOG_LEVEL });
+  const prisma = createPrismaClient({ databaseUrl: env.DATABASE_URL, maxConnections: env.DATABASE_POOL_SIZE });
+  const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1 });
+  redis.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis error'));
+  // Its own connection: BullMQ needs one without a key prefix, failing fast when Redis is down.
+  const queueConnection = createProducerConnection(env.REDIS_URL);
+  queueConnection.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis error (payment queue)'));
+  const paymentQueue = createPaymentWebhookQueue(queueConnection, env.REDIS_PREFIX);
+  paymentQueue.on('error', (err) => logger.warn({ err: { message: err.message } }, 'payment queue error'));
+  const deps = { env, logger, prisma, redis, paymentQueue };
+  await bootstrapAccount(deps);
+  const app = createAccountApp(deps);
+  await runService(app, {
+    name: 'account',
+    logger,
+    port: env.ACCOUNT_PORT,
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    closers: [() => prisma.$disconnect(), () => redis.quit(), () => paymentQueue.close(), () => queueConnection.quit()],
+  });
+}
+
+main().catch((err: unknown) => {
+  // One line, no stack: a boot failure is usually configuration (database or Redis unreachable).
+  process.stderr.write(`[account] cannot start: ${err instanceof Error ? err.message.split('\n', 1)[0] : String(err)}\n`);
+  process.exit(1);
+});

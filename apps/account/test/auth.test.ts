@@ -1,0 +1,286 @@
+import { createUser, setOption, TEST_PASSWORD } from '@modelgate/testing';
+import request from 'supertest';
+import { createTestAccount } from './support/app';
+import { expectFailure, expectOk } from './support/envelope';
+import { logIn, loggedInUser, ROLE } from './support/users';
+
+const account = createTestAccount();
+const { app, prisma } = account;
+
+beforeEach(() => account.reset());
+afterAll(() => account.close());
+
+function sessionCookie(res: request.Response): string {
+  const cookies = ([] as string[]).concat(res.headers['set-cookie'] ?? []);
+  const session = cookies.find((cookie) => cookie.startsWith('session='));
+  if (!session) throw new Error('no session cookie set');
+  return session;
+}
+
+describe('POST /api/user/register', () => {
+  it('creates a user that can log in, and answers {id, username}', async () => {
+    const res = await request(app).post('/api/user/register').send({ username: 'alice_1', password: 'pa55word!', email: 'a@example.com' });
+    expect(expectOk(res)).toEqual({ id: expect.any(Number), username: 'alice_1' });
+    const login = await request(app).post('/api/user/login').send({ username: 'a@example.com', password: 'pa55word!' });
+    expect(expectOk(login)).toMatchObject({ username: 'alice_1', role: ROLE.user, status: 1, group: 'default' });
+    const stored = await prisma.user.findUniqueOrThrow({ where: { username: 'alice_1' } });
+    expect(stored.passwordHash).toMatch(/^\$argon2id\$/);
+  });
+
+  it('rejects a duplicate username with 409', async () => {
+    await request(app).post('/api/user/register').send({ username: 'bob', password: 'pa55word!' }).expect(200);
+    const res = await request(app).post('/api/user/register').send({ username: 'bob', password: 'other-pass' });
+    expectFailure(res, 409, 'conflict', /username/);
+  });
+
+  it.each([
+    [{ username: 'ab', password: 'pa55word!' }, /username/],
+    [{ username: 'has space', password: 'pa55word!' }, /username/],
+    [{ username: 'carol', password: 'short' }, /password/],
+    [{ username: 'carol', password: 'pa55word!', email: 'not-an-email' }, /email/],
+    [{ username: 'carol', password: 'pa55word!', role: 100 }, /role/],
+    [{ username: 'carol', password: 'pa55word!', quota: 1e9 }, /quota/],
+  ])('rejects %j with 400 naming the field', async (body, field) => {
+    const res = await request(app).post('/api/user/register').send(body);
+    expectFailure(res, 400, 'invalid_request', field);
+    expect(await prisma.user.count()).toBe(0);
+  });
+
+  it('is refused with 403 while RegisterEnabled is false', async () => {
+    await setOption(prisma, 'RegisterEnabled', 'false');
+    const res = await request(app).post('/api/user/register').send({ username: 'dave', password: 'pa55word!' });
+    expectFailure(res, 403, 'forbidden');
+  });
+
+  it('is rate limited per IP with 429 and Retry-After', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      const res = await request(app).post('/api/user/register').set('X-Forwarded-For', '203.0.113.7').send({ username: `u${i}_x`, password: 'pa55word!' });
+      statuses.push(res.status);
+      if (res.status === 429) expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    expect(statuses).toEqual([...Array(10).fill(200), 429]);
+    // Another address is not affected.
+    await request(app).post('/api/user/register').set('X-Forwarded-For', '203.0.113.8').send({ username: 'other', password: 'pa55word!' }).expect(200);
+  });
+});
+
+describe('POST /api/user/login', () => {
+  it('sets an HttpOnly, SameSite=Lax session cookie for path / and answers the user', async () => {
+    const user = await createUser(prisma, { displayName: 'Eve' });
+    const res = await request(app).post('/api/user/login').send({ username: user.username, password: TEST_PASSWORD });
+    expect(expectOk(res)).toEqual({ id: user.id, username: user.username, display_name: 'Eve', role: 1, status: 1, group: 'default' });
+    const cookie = sessionCookie(res);
+    expect(cookie).toMatch(/HttpOnly/i);
+    expect(cookie).toMatch(/SameSite=Lax/i);
+    expect(cookie).toMatch(/Path=\//);
+    expect(cookie).toMatch(/Max-Age=604800/);
+    expect(cookie).not.toMatch(/Secure/i);
+  });
+
+  it('marks the cookie Secure when COOKIE_SECURE=true', async () => {
+    const secure = createTestAccount({ COOKIE_SECURE: 'true' });
+    try {
+      const user = await createUser(prisma);
+      const res = await request(secure.app).post('/api/user/login').send({ username: user.username, password: TEST_PASSWORD });
+      expect(sessionCookie(res)).toMatch(/Secure/);
+    } finally {
+      await secure.close();
+    }
+  });
+
+  it('rejects a wrong password or unknown user with 401, the same way', async () => {
+    const user = await createUser(prisma);
+    const wrong = await request(app).post('/api/user/login').send({ username: user.username, password: 'wrong-password' });
+    const unknown = await request(app).post('/api/user/login').send({ username: 'nobody_here', password: 'wrong-password' });
+    expectFailure(wrong, 401, 'invalid_credentials');
+    expectFailure(unknown, 401, 'invalid_credentials');
+    expect(wrong.body.message).toBe(unknown.body.message);
+    expect(wrong.headers['set-cookie']).toBeUndefined();
+  });
+
+  it('gives a new session id at login, so a cookie planted before login is worthless', async () => {
+    const user = await createUser(prisma);
+    const first = await request(app).post('/api/user/login').send({ username: user.username, password: TEST_PASSWORD });
+    const firstCookie = sessionCookie(first).split(';')[0];
+    const second = await request(app).post('/api/user/login').set('Cookie', firstCookie).send({ username: user.username, password: TEST_PASSWORD });
+    const secondCookie = sessionCookie(second).split(';')[0];
+    expect(secondCookie).not.toBe(firstCookie);
+    const old = await request(app).get('/api/user/self').set('Cookie', firstCookie).set('New-Api-User', String(user.id));
+    expectFailure(old, 401, 'unauthorized');
+    await request(app).get('/api/user/self').set('Cookie', secondCookie).set('New-Api-User', String(user.id)).expect(200);
+  });
+
+  it('locks a username after 10 failures from any address, with 429 and Retry-After, even for the right password', async () => {
+    const user = await createUser(prisma);
+    for (let i = 0; i < 10; i++) {
+      const res = await request(app).post('/api/user/login').set('X-Forwarded-For', `198.51.100.${i}`).send({ username: user.username, password: 'wrong-password' });
+      expect(res.status).toBe(401);
+    }
+    const locked = await request(app).post('/api/user/login').set('X-Forwarded-For', '198.51.100.99').send({ username: user.username, password: TEST_PASSWORD });
+    expectFailure(locked, 429, 'rate_limited');
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  it('limits login attempts per IP', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 31; i++) {
+      const res = await request(app).post('/api/user/login').set('X-Forwarded-For', '192.0.2.1').send({ username: `nobody${i}`, password: 'wrong-password' });
+      statuses.push(res.status);
+    }
+    expect(statuses.slice(0, 30).every((status) => status === 401)).toBe(true);
+    expect(statuses[30]).toBe(429);
+  });
+
+  it('refuses a disabled user with 403', async () => {
+    const user = await createUser(prisma, { status: 2 });
+    const res = await request(app).post('/api/user/login').send({ username: user.username, password: TEST_PASSWORD });
+    expectFailure(res, 403, 'user_disabled');
+  });
+
+  it('rejects unknown fields', async () => {
+    const res = await request(app).post('/api/user/login').send({ username: 'x', password: 'y', remember: true });
+    expectFailure(res, 400, 'invalid_request', /remember/);
+  });
+});
+
+describe('authenticated calls', () => {
+  it('require New-Api-User matching the logged-in user (401 when missing, malformed or different)', async () => {
+    const { agent, id } = await loggedInUser(account);
+    await agent.get('/api/user/self').expect(200);
+    for (const header of ['', 'abc', '1.5', String(id + 1)]) {
+      const res = await agent.get('/api/user/self').set('New-Api-User', header);
+      expectFailure(res, 401, 'unauthorized');
+    }
+    const cookieOnly = request(app).get('/api/user/self');
+    expectFailure(await cookieOnly, 401, 'unauthorized');
+  });
+
+  it('stop working after logout', async () => {
+    const { agent } = await loggedInUser(account);
+    expectOk(await agent.get('/api/user/logout'));
+    expectFailure(await agent.get('/api/user/self'), 401, 'unauthorized');
+  });
+
+  it('stop working at once when the user is disabled or deleted (403 / 401) even with a live session', async () => {
+    const disabled = await loggedInUser(account);
+    const deleted = await loggedInUser(account);
+    await prisma.user.update({ where: { id: disabled.id }, data: { status: 2 } });
+    await prisma.user.update({ where: { id: deleted.id }, data: { deletedAt: new Date() } });
+    expectFailure(await disabled.agent.get('/api/user/self'), 403, 'user_disabled');
+    expectFailure(await deleted.agent.get('/api/user/self'), 401, 'unauthorized');
+  });
+
+  it('see a demotion at once', async () => {
+    const admin = await loggedInUser(account, { role: ROLE.admin });
+    await admin.agent.get('/api/channel/').expect(200);
+    await prisma.user.update({ where: { id: admin.id }, data: { role: ROLE.user } });
+    expectFailure(await admin.agent.get('/api/channel/'), 403, 'forbidden');
+  });
+
+  it('accept a Bearer access token; a new token replaces the old one', async () => {
+    const { agent, id } = await loggedInUser(account);
+    const first = expectOk(await agent.get('/api/user/token')) as string;
+    expect(first).toMatch(/^[A-Za-z0-9]{32}$/);
+    const withToken = (token: string) => request(app).get('/api/user/self').set('Authorization', `Bearer ${token}`).set('New-Api-User', String(id));
+    expect(expectOk(await withToken(first))).toMatchObject({ id });
+    expectFailure(await request(app).get('/api/user/self').set('Authorization', `Bearer ${first}`), 401, 'unauthorized');
+    const second = expectOk(await agent.get('/api/user/token')) as string;
+    expectFailure(await withToken(first), 401, 'unauthorized');
+    await withToken(second).expect(200);
+    const stored = await prisma.user.findUniqueOrThrow({ where: { id } });
+    expect(stored.accessTokenHash).not.toContain(second);
+  });
+});
+
+describe('request bodies', () => {
+  it('answers malformed JSON with 400 invalid_request', async () => {
+    const res = await request(app).post('/api/user/login').set('Content-Type', 'application/json').send('{"username": ');
+    expectFailure(res, 400, 'invalid_request');
+  });
+
+  it('answers a body over MAX_REQUEST_BODY_MB with 413', async () => {
+    const small = createTestAccount({ MAX_REQUEST_BODY_MB: '1' });
+    try {
+      const res = await request(small.app).post('/api/user/login').send({ username: 'x', password: 'y'.repeat(1_100_000) });
+      expectFailure(res, 413, 'request_too_large');
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('answers unknown routes with the 404 envelope', async () => {
+    expectFailure(await request(app).get('/api/nothing-here'), 404, 'not_found');
+  });
+});
+
+describe('GET /api/status', () => {
+  it('is public and reflects the options', async () => {
+    await setOption(prisma, 'QuotaPerUnit', '1000');
+    await setOption(prisma, 'RegisterEnabled', 'false');
+    const data = expectOk(await request(app).get('/api/status'));
+    expect(data).toEqual({
+      version: expect.any(String),
+      system_name: 'Modelgate',
+      quota_per_unit: 1000,
+      register_enabled: false,
+      stripe_enabled: false,
+      min_topup: 1,
+    });
+  });
+});
+
+describe('profile', () => {
+  it('GET /api/user/self returns the contract fields', async () => {
+    const { agent, id, username } = await loggedInUser(account, { quota: 1234 });
+    expect(expectOk(await agent.get('/api/user/self'))).toEqual({
+      id,
+      username,
+      display_name: '',
+      role: 1,
+      status: 1,
+      email: '',
+      group: 'default',
+      quota: 1234,
+      used_quota: 0,
+      request_count: 0,
+      aff_code: '',
+      aff_count: 0,
+      aff_quota: 0,
+      aff_history_quota: 0,
+      inviter_id: null,
+      two_factor_enabled: false,
+      created_at: expect.any(Number),
+    });
+  });
+
+  it.each([['quota', 10 ** 9], ['role', 100], ['aff_quota', 10 ** 9], ['status', 1], ['group', 'vip']])(
+    'PUT /api/user/self refuses %s (mass assignment) and changes nothing',
+    async (field, value) => {
+      const { agent, id } = await loggedInUser(account);
+      const res = await agent.put('/api/user/self').send({ display_name: 'new', [field]: value });
+      expectFailure(res, 400, 'invalid_request', new RegExp(field));
+      const stored = await prisma.user.findUniqueOrThrow({ where: { id } });
+      expect({ quota: stored.quota, role: stored.role, affQuota: stored.affQuota, displayName: stored.displayName, group: stored.group })
+        .toEqual({ quota: 0n, role: 1, affQuota: 0n, displayName: '', group: 'default' });
+    },
+  );
+
+  it('PUT /api/user/self changes display name and email; a password change needs the original', async () => {
+    const { agent, username } = await loggedInUser(account);
+    expect(expectOk(await agent.put('/api/user/self').send({ display_name: 'Zed', email: 'zed@example.com' })))
+      .toMatchObject({ display_name: 'Zed', email: 'zed@example.com' });
+    expectFailure(await agent.put('/api/user/self').send({ password: 'new-password-1' }), 400, 'invalid_request', /original_password/);
+    expectFailure(await agent.put('/api/user/self').send({ password: 'new-password-1', original_password: 'wrong-one' }), 401, 'invalid_credentials');
+    expectOk(await agent.put('/api/user/self').send({ password: 'new-password-1', original_password: TEST_PASSWORD }));
+    await logIn(app, username, 'new-password-1');
+    const old = await request(app).post('/api/user/login').send({ username, password: TEST_PASSWORD });
+    expectFailure(old, 401, 'invalid_credentials');
+  });
+
+  it('PUT /api/user/self refuses an email another user has with 409', async () => {
+    await createUser(prisma, { email: 'taken@example.com' });
+    const { agent } = await loggedInUser(account);
+    expectFailure(await agent.put('/api/user/self').send({ email: 'taken@example.com' }), 409, 'conflict');
+  });
+});

@@ -1,0 +1,245 @@
+import { decryptSecret } from '@modelgate/db';
+import { createChannel } from '@modelgate/testing';
+import request from 'supertest';
+import { createTestAccount } from './support/app';
+import { expectFailure, expectOk } from './support/envelope';
+import { FakeUpstream } from './support/fake-upstream';
+import { listenForInvalidations } from './support/invalidations';
+import { loggedInUser, type LoggedInUser, ROLE } from './support/users';
+
+const account = createTestAccount();
+const { app, prisma } = account;
+const CHANNEL_KEY = 'sk-upstream-secret-0123456789';
+
+beforeEach(() => account.reset());
+afterAll(() => account.close());
+
+interface ChannelView {
+  id: number;
+  type: number;
+  name: string;
+  base_url: string;
+  models: string;
+  groups: string;
+  model_mapping: string;
+  status: number;
+  response_time_ms: number;
+  tested_at: number | null;
+}
+
+const admin = () => loggedInUser(account, { role: ROLE.admin });
+
+describe('channel CRUD (admin)', () => {
+  it('creates, reads, lists, updates and deletes; the key is stored encrypted and never returned', async () => {
+    const { agent } = await admin();
+    const createdRes = await agent.post('/api/channel/').send({
+      name: 'openai main',
+      type: 1,
+      key: CHANNEL_KEY,
+      base_url: 'https://upstream.example.com/',
+      models: 'gpt-4o-mini, gpt-3.5-turbo-instruct',
+      model_mapping: { 'gpt-4o-mini': 'gpt-4o-mini-2024-07-18' },
+      priority: 5,
+    });
+    const created = expectOk(createdRes) as ChannelView;
+    expect(created).toMatchObject({
+      type: 1,
+      name: 'openai main',
+      base_url: 'https://upstream.example.com',
+      models: 'gpt-4o-mini,gpt-3.5-turbo-instruct',
+      groups: 'default',
+      model_mapping: '{"gpt-4o-mini":"gpt-4o-mini-2024-07-18"}',
+      status: 1,
+    });
+    const row = await prisma.channel.findUniqueOrThrow({ where: { id: created.id } });
+    expect(row.keyEnc).not.toContain(CHANNEL_KEY);
+    expect(decryptSecret(row.keyEnc, account.deps.env.CRYPTO_SECRET)).toBe(CHANNEL_KEY);
+
+    const fetched = await agent.get(`/api/channel/${created.id}`);
+    const listed = await agent.get('/api/channel/?p=1&page_size=10');
+    const updated = await agent.put('/api/channel/').send({ id: created.id, key: 'sk-rotated-key-abcdef', status: 2, model_mapping: '', groups: 'default,vip' });
+    for (const res of [createdRes, fetched, listed, updated]) {
+      expect(res.status).toBe(200);
+      expect(JSON.stringify(res.body)).not.toMatch(/sk-upstream-secret|sk-rotated-key|"key"|key_enc/);
+    }
+    expect(listed.body.data).toMatchObject({ page: 1, page_size: 10, total: 1 });
+    expect(updated.body.data).toMatchObject({ status: 2, model_mapping: '', groups: 'default,vip' });
+    const rotated = await prisma.channel.findUniqueOrThrow({ where: { id: created.id } });
+    expect(decryptSecret(rotated.keyEnc, account.deps.env.CRYPTO_SECRET)).toBe('sk-rotated-key-abcdef');
+    expect(rotated.statusChangedAt).not.toBeNull();
+
+    expectOk(await agent.delete(`/api/channel/${created.id}`));
+    expectFailure(await agent.get(`/api/channel/${created.id}`), 404, 'not_found');
+    expectFailure(await agent.delete(`/api/channel/${created.id}`), 404, 'not_found');
+    expectFailure(await agent.put('/api/channel/').send({ id: created.id, name: 'x' }), 404, 'not_found');
+  });
+
+  it('fills the default base URL per type', async () => {
+    const { agent } = await admin();
+    const gemini = expectOk(await agent.post('/api/channel/').send({ name: 'g', type: 24, key: 'k', models: 'gemini-2.5-flash' }));
+    expect(gemini).toMatchObject({ base_url: 'https://generativelanguage.googleapis.com' });
+  });
+
+  it.each([
+    [{ type: 1, key: 'k', models: 'm' }, /name/],
+    [{ name: 'n', type: 3, key: 'k', models: 'm' }, /type/],
+    [{ name: 'n', type: 1, models: 'm' }, /key/],
+    [{ name: 'n', type: 1, key: 'k', models: ' , ' }, /models/],
+    [{ name: 'n', type: 1, key: 'k', models: 'm', base_url: 'ftp://x' }, /base_url/],
+    [{ name: 'n', type: 1, key: 'k', models: 'm', model_mapping: '{not json' }, /model_mapping/],
+    [{ name: 'n', type: 1, key: 'k', models: 'm', model_mapping: { a: 1 } }, /model_mapping/],
+    [{ name: 'n', type: 1, key: 'k', models: 'm', groups: 'bad group' }, /groups/],
+    [{ name: 'n', type: 1, key: 'k', models: 'm', used_quota: 5 }, /used_quota/],
+  ])('rejects %j with 400', async (body, field) => {
+    const { agent } = await admin();
+    expectFailure(await agent.post('/api/channel/').send(body), 400, 'invalid_request', field);
+  });
+
+  it('is closed to common users (403) and anonymous callers (401)', async () => {
+    const user = await loggedInUser(account);
+    const channel = await createChannel(prisma);
+    for (const res of [
+      await user.agent.get('/api/channel/'),
+      await user.agent.get(`/api/channel/${channel.id}`),
+      await user.agent.post('/api/channel/').send({ name: 'n', type: 1, key: 'k', models: 'm' }),
+      await user.agent.put('/api/channel/').send({ id: channel.id, name: 'x' }),
+      await user.agent.delete(`/api/channel/${channel.id}`),
+      await user.agent.get(`/api/channel/test/${channel.id}`),
+    ]) {
+      expectFailure(res, 403, 'forbidden');
+    }
+    expectFailure(await request(app).get('/api/channel/'), 401, 'unauthorized');
+    expect(await prisma.channel.count()).toBe(1);
+  });
+});
+
+describe('POST /api/channel/batch', () => {
+  let adminUser: LoggedInUser;
+  beforeEach(async () => {
+    adminUser = await admin();
+  });
+
+  it('deletes the listed channels in one go and answers how many were actually deleted', async () => {
+    const channels = await Promise.all([1, 2, 3, 4].map(() => createChannel(prisma)));
+    const ids = [channels[0].id, channels[2].id, 999_999, channels[0].id];
+    expect(expectOk(await adminUser.agent.post('/api/channel/batch').send({ ids }))).toBe(2);
+    expect((await prisma.channel.findMany({ orderBy: { id: 'asc' } })).map((c) => c.id)).toEqual([channels[1].id, channels[3].id]);
+    expect(expectOk(await adminUser.agent.post('/api/channel/batch').send({ ids: [999_998] }))).toBe(0);
+  });
+
+  it('accepts 1000 ids', async () => {
+    await createChannel(prisma);
+    const ids = Array.from({ length: 1000 }, (_, i) => i + 1);
+    expect(expectOk(await adminUser.agent.post('/api/channel/batch').send({ ids }))).toBe(1);
+  });
+
+  it.each([
+    ['no ids', {}],
+    ['an empty list', { ids: [] }],
+    ['1001 ids', { ids: Array.from({ length: 1001 }, (_, i) => i + 1) }],
+    ['a string id', { ids: [1, '2'] }],
+    ['a fractional id', { ids: [1.5] }],
+    ['a negative id', { ids: [-1] }],
+    ['ids not a list', { ids: 5 }],
+    ['an extra field', { ids: [1], force: true }],
+  ])('rejects a body with %s with 400 and deletes nothing', async (_label, body) => {
+    await createChannel(prisma);
+    expectFailure(await adminUser.agent.post('/api/channel/batch').send(body), 400, 'invalid_request');
+    expect(await prisma.channel.count()).toBe(1);
+  });
+
+  it('rejects a non-JSON body with 400', async () => {
+    const res = await adminUser.agent.post('/api/channel/batch').set('Content-Type', 'application/json').send('{"ids": [1,');
+    expectFailure(res, 400, 'invalid_request');
+  });
+
+  it('is forbidden to common users (403), whatever the body', async () => {
+    const channel = await createChannel(prisma);
+    const user = await loggedInUser(account);
+    expectFailure(await user.agent.post('/api/channel/batch').send({ ids: [channel.id] }), 403, 'forbidden');
+    expectFailure(await user.agent.post('/api/channel/batch').send({ ids: [] }), 403, 'forbidden');
+    expect(await prisma.channel.count()).toBe(1);
+  });
+});
+
+describe('routing updates reach relays', () => {
+  it('publishes a channels invalidation within 2 s of each change', async () => {
+    const listener = await listenForInvalidations();
+    try {
+      const { agent } = await admin();
+      const created = expectOk(await agent.post('/api/channel/').send({ name: 'n', type: 1, key: 'k', models: 'm' })) as ChannelView;
+      await expect(listener.next()).resolves.toEqual({ kind: 'channels' });
+      await agent.put('/api/channel/').send({ id: created.id, status: 2 }).expect(200);
+      await expect(listener.next()).resolves.toEqual({ kind: 'channels' });
+      await agent.post('/api/channel/batch').send({ ids: [created.id] }).expect(200);
+      await expect(listener.next()).resolves.toEqual({ kind: 'channels' });
+    } finally {
+      await listener.close();
+    }
+  });
+});
+
+describe('GET /api/channel/test/:id', () => {
+  const upstream = new FakeUpstream();
+  let baseUrl: string;
+  beforeAll(async () => {
+    baseUrl = await upstream.start();
+  });
+  afterAll(() => upstream.stop());
+  beforeEach(() => {
+    upstream.requests.length = 0;
+  });
+
+  it('sends one small completion through an OpenAI-compatible channel and records its response time', async () => {
+    const { agent } = await admin();
+    upstream.reply = { status: 200, body: { id: 'cmpl-1', object: 'text_completion', choices: [{ text: '!' }] } };
+    const channel = await createChannel(prisma, {
+      baseUrl,
+      key: CHANNEL_KEY,
+      models: 'gpt-4o-mini,davinci-002',
+      modelMapping: JSON.stringify({ 'davinci-002': 'davinci-002-upstream' }),
+    });
+    const result = expectOk(await agent.get(`/api/channel/test/${channel.id}?model=davinci-002`)) as { success: boolean; message: string; time_ms: number };
+    expect(result).toEqual({ success: true, message: '', time_ms: expect.any(Number) });
+    expect(upstream.requests).toHaveLength(1);
+    expect(upstream.requests[0]).toMatchObject({
+      method: 'POST',
+      path: '/v1/completions',
+      body: { model: 'davinci-002-upstream', prompt: 'hi', max_tokens: 1 },
+    });
+    expect(upstream.requests[0].headers.authorization).toBe(`Bearer ${CHANNEL_KEY}`);
+    const row = await prisma.channel.findUniqueOrThrow({ where: { id: channel.id } });
+    expect(row.testedAt).not.toBeNull();
+    expect(row.responseTimeMs).toBe(result.time_ms);
+    const view = expectOk(await agent.get(`/api/channel/${channel.id}`)) as ChannelView;
+    expect(view.tested_at).toEqual(expect.any(Number));
+  });
+
+  it('tests a Gemini channel with generateContent, defaulting to its first model', async () => {
+    const { agent } = await admin();
+    upstream.reply = { status: 200, body: { candidates: [] } };
+    const channel = await createChannel(prisma, { type: 24, baseUrl, key: CHANNEL_KEY, models: 'gemini-2.5-flash,gemini-2.5-pro' });
+    expect(expectOk(await agent.get(`/api/channel/test/${channel.id}`))).toMatchObject({ success: true });
+    expect(upstream.requests[0]).toMatchObject({ path: '/v1beta/models/gemini-2.5-flash:generateContent' });
+    expect(upstream.requests[0].headers['x-goog-api-key']).toBe(CHANNEL_KEY);
+    expect(upstream.requests[0].body).toMatchObject({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] });
+  });
+
+  it('reports an upstream refusal without revealing the key', async () => {
+    const { agent } = await admin();
+    upstream.reply = { status: 401, body: { error: { message: `Incorrect API key provided: ${CHANNEL_KEY}` } } };
+    const channel = await createChannel(prisma, { baseUrl, key: CHANNEL_KEY });
+    const res = await agent.get(`/api/channel/test/${channel.id}`);
+    const result = expectOk(res) as { success: boolean; message: string };
+    expect(result.success).toBe(false);
+    expect(result.message).toMatch(/401/);
+    expect(JSON.stringify(res.body)).not.toContain(CHANNEL_KEY);
+  });
+
+  it('reports an unreachable upstream, and 404 for an unknown channel', async () => {
+    const { agent } = await admin();
+    const channel = await createChannel(prisma, { baseUrl: 'http://127.0.0.1:9', key: CHANNEL_KEY });
+    expect(expectOk(await agent.get(`/api/channel/test/${channel.id}`))).toMatchObject({ success: false, message: expect.stringMatching(/unreachable/) });
+    expectFailure(await agent.get('/api/channel/test/424242'), 404, 'not_found');
+  });
+});

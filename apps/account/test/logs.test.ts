@@ -1,0 +1,128 @@
+import type { PrismaClient } from '@modelgate/db';
+import { createUser } from '@modelgate/testing';
+import request from 'supertest';
+import { createTestAccount } from './support/app';
+import { expectFailure, expectOk } from './support/envelope';
+import { loggedInUser, ROLE } from './support/users';
+
+const account = createTestAccount();
+const { app, prisma } = account;
+
+beforeEach(() => account.reset());
+afterAll(() => account.close());
+
+interface LogItem {
+  id: number;
+  created_at: number;
+  type: number;
+  model_name: string;
+  quota: number;
+  username?: string;
+  channel_id?: number | null;
+}
+interface LogPage {
+  page: number;
+  page_size: number;
+  total: number;
+  items: LogItem[];
+}
+
+const T0 = Date.UTC(2026, 0, 1) / 1000;
+
+/** Consume rows as the relay writes them, one per model, a day apart from T0. */
+async function writeLogs(db: PrismaClient, user: { id: number; username: string }, models: string[]) {
+  for (const [day, model] of models.entries()) {
+    await db.log.create({
+      data: {
+        userId: user.id,
+        username: user.username,
+        type: 2,
+        modelName: model,
+        quota: -100,
+        promptTokens: 10,
+        completionTokens: 5,
+        useTimeMs: 321,
+        isStream: true,
+        channelId: 7,
+        tokenName: 'ci',
+        requestId: `req-${user.id}-${day}`,
+        createdAt: new Date((T0 + day * 86_400) * 1000),
+      },
+    });
+  }
+}
+
+describe('GET /api/log/self', () => {
+  it('pages the own log rows with the contract fields, newest first', async () => {
+    const user = await loggedInUser(account);
+    await writeLogs(prisma, user, ['gpt-4o-mini', 'gemini-2.5-flash', 'gpt-4o-mini']);
+    const page = expectOk(await user.agent.get('/api/log/self?p=1&page_size=2')) as LogPage;
+    expect(page).toMatchObject({ page: 1, page_size: 2, total: 3 });
+    expect(page.items[0]).toEqual({
+      id: expect.any(Number),
+      created_at: T0 + 2 * 86_400,
+      type: 2,
+      content: '',
+      model_name: 'gpt-4o-mini',
+      token_name: 'ci',
+      quota: -100,
+      prompt_tokens: 10,
+      completion_tokens: 5,
+      use_time_ms: 321,
+      is_stream: true,
+      request_id: `req-${user.id}-2`,
+    });
+    expect(page.items[0].id).toBeGreaterThan(page.items[1].id);
+    const second = expectOk(await user.agent.get('/api/log/self?p=2&page_size=2')) as LogPage;
+    expect(second.items).toHaveLength(1);
+  });
+
+  it('filters by type, model name and time range (unix seconds, inclusive)', async () => {
+    const user = await loggedInUser(account);
+    await writeLogs(prisma, user, ['gpt-4o-mini', 'gemini-2.5-flash', 'gpt-4o-mini', 'gpt-4o-mini']);
+    await prisma.log.create({ data: { userId: user.id, username: user.username, type: 3, quota: 5, createdAt: new Date(T0 * 1000) } });
+    const query = async (q: string) => (expectOk(await user.agent.get(`/api/log/self?${q}`)) as LogPage).total;
+    expect(await query('type=2')).toBe(4);
+    expect(await query('type=3')).toBe(1);
+    expect(await query('model_name=gpt-4o-mini')).toBe(3);
+    expect(await query(`start_timestamp=${T0 + 86_400}&end_timestamp=${T0 + 2 * 86_400}`)).toBe(2);
+    expect(await query(`type=2&model_name=gpt-4o-mini&start_timestamp=${T0 + 1}`)).toBe(2);
+    expect(await query('type=&model_name=')).toBe(5);
+    expectFailure(await user.agent.get('/api/log/self?type=9'), 400, 'invalid_request', /type/);
+    expectFailure(await user.agent.get('/api/log/self?start_timestamp=yesterday'), 400, 'invalid_request', /start_timestamp/);
+  });
+
+  it("never shows another user's rows (BOLA)", async () => {
+    const alice = await loggedInUser(account);
+    const bob = await loggedInUser(account);
+    await writeLogs(prisma, alice, ['gpt-4o-mini']);
+    expect(expectOk(await bob.agent.get('/api/log/self'))).toMatchObject({ total: 0, items: [] });
+    expect(expectOk(await bob.agent.get(`/api/log/self?username=${alice.username}`))).toMatchObject({ total: 0 });
+    expectFailure(await request(app).get('/api/log/self'), 401, 'unauthorized');
+  });
+});
+
+describe('GET /api/log/ (admin)', () => {
+  it("lists every user's rows with username and channel id, filterable by username", async () => {
+    const admin = await loggedInUser(account, { role: ROLE.admin });
+    const alice = await createUser(prisma);
+    const bob = await createUser(prisma);
+    await writeLogs(prisma, alice, ['gpt-4o-mini', 'gpt-4o']);
+    await writeLogs(prisma, bob, ['gemini-2.5-pro']);
+    const all = expectOk(await admin.agent.get('/api/log/')) as LogPage;
+    expect(all.total).toBe(3);
+    expect(all.items[0]).toMatchObject({ username: bob.username, channel_id: 7, user_id: bob.id });
+    expect((expectOk(await admin.agent.get(`/api/log/?username=${alice.username}`)) as LogPage).total).toBe(2);
+    expect((expectOk(await admin.agent.get('/api/log/?model_name=gpt-4o')) as LogPage).total).toBe(1);
+  });
+
+  it('is for admins only', async () => {
+    const user = await loggedInUser(account);
+    expectFailure(await user.agent.get('/api/log/'), 403, 'forbidden');
+  });
+
+  it('caps page_size at 100', async () => {
+    const admin = await loggedInUser(account, { role: ROLE.admin });
+    expect(expectOk(await admin.agent.get('/api/log/?page_size=1000'))).toMatchObject({ page_size: 100, page: 1 });
+  });
+});

@@ -1,0 +1,126 @@
+import { OPTION_DEFINITIONS } from '@modelgate/schemas';
+import { setOption, TEST_PASSWORD } from '@modelgate/testing';
+import request from 'supertest';
+import { bootstrapAccount } from '../src/bootstrap';
+import { createTestAccount } from './support/app';
+import { expectFailure, expectOk } from './support/envelope';
+import { listenForInvalidations } from './support/invalidations';
+import { logIn, loggedInUser, ROLE } from './support/users';
+
+const account = createTestAccount();
+const { prisma } = account;
+
+beforeEach(() => account.reset());
+afterAll(() => account.close());
+
+describe('GET /api/option/', () => {
+  it('lists every option with its value or default, leaving secret values out', async () => {
+    const root = await loggedInUser(account, { role: ROLE.root });
+    await setOption(prisma, 'StripeApiSecret', 'sk_live_do_not_show');
+    await setOption(prisma, 'QuotaForNewUser', '42');
+    const res = await root.agent.get('/api/option/');
+    const options = expectOk(res) as { key: string; value: string }[];
+    expect(options).toContainEqual({ key: 'QuotaForNewUser', value: '42' });
+    expect(options).toContainEqual({ key: 'QuotaPerUnit', value: '500000' });
+    expect(options.map((o) => o.key)).not.toContain('StripeApiSecret');
+    expect(options.map((o) => o.key)).not.toContain('StripeWebhookSecret');
+    expect(options).toHaveLength(Object.values(OPTION_DEFINITIONS).filter((d) => !d.secret).length);
+    expect(JSON.stringify(res.body)).not.toContain('sk_live_do_not_show');
+  });
+
+  it('is for root only', async () => {
+    const admin = await loggedInUser(account, { role: ROLE.admin });
+    expectFailure(await admin.agent.get('/api/option/'), 403, 'forbidden');
+    expectFailure(await admin.agent.put('/api/option/').send({ key: 'QuotaForNewUser', value: '1' }), 403, 'forbidden');
+    expectFailure(await request(account.app).get('/api/option/'), 401, 'unauthorized');
+  });
+});
+
+describe('PUT /api/option/', () => {
+  it('stores text, numbers, booleans and objects in new-api text form and tells the relays', async () => {
+    const root = await loggedInUser(account, { role: ROLE.root });
+    const listener = await listenForInvalidations();
+    try {
+      expectOk(await root.agent.put('/api/option/').send({ key: 'QuotaForNewUser', value: 1000 }));
+      await expect(listener.next()).resolves.toEqual({ kind: 'options' });
+    } finally {
+      await listener.close();
+    }
+    expectOk(await root.agent.put('/api/option/').send({ key: 'RetryTimes', value: '3' }));
+    expectOk(await root.agent.put('/api/option/').send({ key: 'RegisterEnabled', value: false }));
+    expectOk(await root.agent.put('/api/option/').send({ key: 'ModelRatio', value: { 'my-model': 2.5 } }));
+    expectOk(await root.agent.put('/api/option/').send({ key: 'StripeWebhookSecret', value: 'whsec_secret' }));
+    const stored = Object.fromEntries((await prisma.option.findMany()).map((o) => [o.key, o.value]));
+    expect(stored).toEqual({
+      QuotaForNewUser: '1000',
+      RetryTimes: '3',
+      RegisterEnabled: 'false',
+      ModelRatio: '{"my-model":2.5}',
+      StripeWebhookSecret: 'whsec_secret',
+    });
+    expectFailure(await request(account.app).post('/api/user/register').send({ username: 'late', password: 'pa55word!' }), 403, 'forbidden');
+  });
+
+  it.each([
+    [{ key: 'NoSuchOption', value: '1' }, /key/],
+    [{ key: 'QuotaPerUnit', value: '-5' }, /value/],
+    [{ key: 'QuotaPerUnit', value: 'lots' }, /value/],
+    [{ key: 'RetryTimes', value: 99 }, /value/],
+    [{ key: 'ModelRatio', value: '{broken' }, /value/],
+    [{ key: 'GroupRatio', value: { vip: 'fast' } }, /value/],
+    [{ key: 'RegisterEnabled', value: 'maybe' }, /value/],
+    [{ key: 'QuotaPerUnit' }, /value/],
+    [{ key: 'QuotaPerUnit', value: '5', extra: 1 }, /extra/],
+  ])('rejects %j with 400', async (body, field) => {
+    const root = await loggedInUser(account, { role: ROLE.root });
+    expectFailure(await root.agent.put('/api/option/').send(body), 400, 'invalid_request', field);
+    expect(await prisma.option.count()).toBe(0);
+  });
+});
+
+describe('boot', () => {
+  it('seeds Stripe options from the environment only when they are not set', async () => {
+    const seeded = createTestAccount({ STRIPE_API_SECRET: 'sk_test_env', STRIPE_PRICE_ID: 'price_env', ROOT_PASSWORD: 'root-password-1' });
+    try {
+      await setOption(prisma, 'StripePriceId', 'price_set_by_admin');
+      await bootstrapAccount(seeded.deps);
+      await bootstrapAccount(seeded.deps);
+      const stored = Object.fromEntries((await prisma.option.findMany()).map((o) => [o.key, o.value]));
+      expect(stored).toEqual({ StripeApiSecret: 'sk_test_env', StripePriceId: 'price_set_by_admin' });
+    } finally {
+      await seeded.close();
+    }
+  });
+
+  it('creates the root user with ROOT_PASSWORD once', async () => {
+    const booted = createTestAccount({ ROOT_USERNAME: 'boss', ROOT_PASSWORD: 'root-password-1' });
+    try {
+      await bootstrapAccount(booted.deps);
+      await bootstrapAccount(booted.deps);
+      expect(await prisma.user.findMany({ select: { username: true, role: true } })).toEqual([{ username: 'boss', role: 100 }]);
+      const root = await logIn(booted.app, 'boss', 'root-password-1');
+      expect(expectOk(await root.agent.get('/api/option/'))).toEqual(expect.any(Array));
+      expect(booted.logLines.join('\n')).not.toContain('root-password-1');
+    } finally {
+      await booted.close();
+    }
+  });
+
+  it('without ROOT_PASSWORD, generates a strong password and logs it exactly once', async () => {
+    await bootstrapAccount(account.deps);
+    await bootstrapAccount(account.deps);
+    const lines = account.logLines.filter((line) => line.includes('generated password'));
+    expect(lines).toHaveLength(1);
+    const password = /generated password: (\S+)/.exec(JSON.parse(lines[0]).msg)?.[1] ?? '';
+    expect(password).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    await logIn(account.app, 'root', password);
+    await expect(logIn(account.app, 'root', TEST_PASSWORD)).rejects.toThrow(/401/);
+  });
+
+  it('does nothing when a root user exists', async () => {
+    await loggedInUser(account, { role: ROLE.root, username: 'someone' });
+    await bootstrapAccount(account.deps);
+    expect(await prisma.user.findMany({ select: { username: true } })).toEqual([{ username: 'someone' }]);
+    expect(account.logLines.join('\n')).not.toContain('created root user');
+  });
+});

@@ -1,0 +1,130 @@
+// End to end through a Redis outage: the account service's webhook intake keeps answering 200
+// while Redis is down, and the worker (a real process) credits every payment once Redis is back.
+import { join } from 'node:path';
+import { createPaymentWebhookQueue, createProducerConnection } from '@modelgate/queue';
+import { redisPrefix, setOption, testDatabaseUrl } from '@modelgate/testing';
+import { checkoutEvent, type FakeStripe, signStripePayload, startFakeStripe } from '@modelgate/testing/fake-stripe';
+import { ledgerMismatches } from '@modelgate/testing/ledger';
+import { freePort, type ScratchRedis, type ServiceProcess, startScratchRedis, startServiceProcess, waitFor } from '@modelgate/testing/processes';
+import type { Express } from 'express';
+import request from 'supertest';
+import { createAccountApp } from '../src/app';
+import { createTestAccount, type TestAccount } from './support/app';
+import { expectOk } from './support/envelope';
+import { type LoggedInUser, loggedInUser } from './support/users';
+
+jest.setTimeout(90_000);
+
+const WEBHOOK_SECRET = 'whsec_outage_test';
+const QUOTA_PER_UNIT = 1_000;
+
+let stripe: FakeStripe;
+let account: TestAccount;
+let redis: ScratchRedis;
+let queueConnection: ReturnType<typeof createProducerConnection>;
+let queue: ReturnType<typeof createPaymentWebhookQueue>;
+let app: Express;
+let worker: ServiceProcess | undefined;
+
+beforeAll(async () => {
+  stripe = await startFakeStripe();
+  account = createTestAccount({ STRIPE_API_BASE: stripe.url });
+  await account.reset();
+  const options = { StripeApiSecret: 'sk_test_outage', StripePriceId: 'price_outage', StripeWebhookSecret: WEBHOOK_SECRET, QuotaPerUnit: String(QUOTA_PER_UNIT) };
+  for (const [key, value] of Object.entries(options)) await setOption(account.prisma, key, value);
+
+  redis = await startScratchRedis();
+  queueConnection = createProducerConnection(redis.url);
+  queueConnection.on('error', () => undefined);
+  queue = createPaymentWebhookQueue(queueConnection, redisPrefix());
+  queue.on('error', () => undefined);
+  app = createAccountApp({ ...account.deps, paymentQueue: queue });
+
+  const port = await freePort();
+  worker = await startServiceProcess({
+    entry: join(__dirname, '../../worker/src/index.ts'),
+    readyUrl: `http://127.0.0.1:${port}/readyz`,
+    env: {
+      DATABASE_URL: testDatabaseUrl(),
+      DATABASE_POOL_SIZE: '3',
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: redisPrefix(),
+      WORKER_PORT: String(port),
+      INBOX_SWEEP_INTERVAL_MS: '300',
+      INBOX_SWEEP_MIN_AGE_MS: '1000',
+      LOG_LEVEL: 'warn',
+    },
+  });
+});
+
+afterAll(async () => {
+  if (worker) {
+    worker.kill('SIGTERM');
+    await worker.exit;
+  }
+  await queue?.close();
+  queueConnection?.disconnect();
+  await redis?.stop();
+  await account?.close();
+  await stripe?.close();
+});
+
+/** A top-up started through the API: a pending row and a session at the (fake) Stripe. */
+async function startTopUp(user: LoggedInUser, amount: number) {
+  const { trade_no: tradeNo } = expectOk(await user.agent.post('/api/user/stripe/pay').send({ amount })) as { trade_no: string };
+  const session = [...stripe.sessions.values()].find((s) => s.client_reference_id === tradeNo)!;
+  return { tradeNo, amount, paidEvent: checkoutEvent({ type: 'checkout.session.completed', clientReferenceId: tradeNo, sessionId: session.id, paymentStatus: 'paid' }) };
+}
+
+function deliverWebhook(event: { payload: string }) {
+  return request(app)
+    .post('/api/stripe/webhook')
+    .set('Content-Type', 'application/json; charset=utf-8')
+    .set('Stripe-Signature', signStripePayload(event.payload, WEBHOOK_SECRET))
+    .send(event.payload);
+}
+
+async function topUpStatus(tradeNo: string) {
+  return (await account.prisma.topUp.findUniqueOrThrow({ where: { tradeNo } })).status;
+}
+
+async function quotaOf(userId: number) {
+  return Number((await account.prisma.user.findUniqueOrThrow({ where: { id: userId } })).quota);
+}
+
+test('webhooks arriving while Redis is down are answered 200 and every payment is credited once after it is back', async () => {
+  const alice = await loggedInUser(account);
+  const bob = await loggedInUser(account);
+
+  // Redis up: the usual path.
+  const first = await startTopUp(alice, 2);
+  expect((await deliverWebhook(first.paidEvent)).status).toBe(200);
+  await waitFor(async () => (await topUpStatus(first.tradeNo)) === 'success', 'the first payment to be credited');
+
+  // Redis down: the intake still answers 200 (quickly) and keeps the events.
+  await redis.stop();
+  const during = [await startTopUp(alice, 3), await startTopUp(bob, 4), await startTopUp(bob, 5)];
+  for (const topUp of during) {
+    const started = Date.now();
+    const res = await deliverWebhook(topUp.paidEvent);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ received: true });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  }
+  expect((await deliverWebhook(during[1].paidEvent)).status).toBe(200); // a redelivery changes nothing
+  const stored = await account.prisma.paymentEvent.findMany({ where: { eventId: { in: during.map((t) => t.paidEvent.id) } } });
+  expect(stored.map((row) => row.status)).toEqual(['received', 'received', 'received']);
+  expect(await Promise.all(during.map((t) => topUpStatus(t.tradeNo)))).toEqual(['pending', 'pending', 'pending']);
+
+  // Redis back (empty: the jobs it never got are gone): the worker's sweeper queues the stored events.
+  await redis.start();
+  for (const topUp of during) {
+    await waitFor(async () => (await topUpStatus(topUp.tradeNo)) === 'success', `${topUp.tradeNo} to be credited`, 30_000);
+  }
+
+  expect(await quotaOf(alice.id)).toBe((2 + 3) * QUOTA_PER_UNIT);
+  expect(await quotaOf(bob.id)).toBe((4 + 5) * QUOTA_PER_UNIT);
+  expect(await account.prisma.log.count({ where: { type: 1 } })).toBe(4);
+  expect(await account.prisma.paymentEvent.count({ where: { status: { not: 'processed' } } })).toBe(0);
+  expect(await ledgerMismatches(account.prisma)).toEqual([]);
+});

@@ -1,0 +1,33 @@
+import { commonEnvShape, dataEnvShape, env, loadEnvOrExit, secretOrDevFallback, z } from '@modelgate/config';
+
+export const relayEnvSchema = z
+  .object({
+    ...commonEnvShape,
+    ...dataEnvShape,
+    RELAY_PORT: env.port(3001),
+    CRYPTO_SECRET: z.string().optional(),
+    MAX_REQUEST_BODY_MB: env.positiveInt(32),
+    UPSTREAM_CONNECT_TIMEOUT_MS: env.positiveInt(10_000),
+    /** Until the upstream's response headers arrive. */
+    UPSTREAM_FIRST_BYTE_TIMEOUT_MS: env.positiveInt(60_000),
+    /** Silence allowed between two chunks of an upstream body. */
+    UPSTREAM_IDLE_TIMEOUT_MS: env.positiveInt(120_000),
+    /** How often settled charges are written to PostgreSQL (one transaction per batch). */
+    LEDGER_FLUSH_INTERVAL_MS: env.positiveInt(100),
+    /** Most ledger entries written by one transaction. */
+    LEDGER_BATCH_SIZE: env.positiveInt(500),
+    /** Safety net behind the invalidation messages: keys, users, channels and options are re-read this often. */
+    CACHE_REFRESH_INTERVAL_MS: env.positiveInt(30_000),
+    /** A channel that failed transiently (reset, 429, 5xx) is avoided this long. */
+    CHANNEL_COOLDOWN_MS: env.positiveInt(10_000),
+  })
+  .transform((data, ctx) => ({
+    ...data,
+    CRYPTO_SECRET: secretOrDevFallback(data, ctx, 'CRYPTO_SECRET', 'modelgate-development-crypto-secret-0000'),
+  }));
+
+export type RelayEnv = z.output<typeof relayEnvSchema>;
+
+export function loadRelayEnv(source: NodeJS.ProcessEnv = process.env): RelayEnv {
+  return loadEnvOrExit('relay', relayEnvSchema, source);
+}

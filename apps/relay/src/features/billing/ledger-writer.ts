@@ -1,0 +1,208 @@
+import { randomBytes } from 'node:crypto';
+import { describeError } from '@modelgate/http';
+import type { Logger } from '@modelgate/logger';
+import type { LedgerEntry, WrittenBatch } from './ledger-entry';
+import type { BillingKeys, BillingRedis } from './redis-scripts';
+import type { LedgerRepository } from './repository';
+
+const LOCK_TTL_MS = 30_000;
+const LOCK_WAIT_MS = 10_000;
+const LOCK_RETRY_MS = 5;
+/** Batches written per lock hold, so reloads waiting for the lock are not starved. */
+const BATCHES_PER_TURN = 20;
+const INSTANCE_TTL_MS = 30_000;
+const HEARTBEAT_MS = 10_000;
+
+export interface LedgerWriterOptions {
+  flushIntervalMs: number;
+  batchSize: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Moves settled charges from the Redis queue to PostgreSQL in batches, one transaction each, and
+ * keeps the balance mirrors equal to "database balance - unwritten charges - holds".
+ *
+ * Every step that reads or changes a mirror's `db` field (writing a batch, reloading balances after
+ * an account-service change) runs under one Redis lock, so a reload never sees a batch that is in
+ * PostgreSQL but not yet in the mirror. A writer that dies mid-batch leaves the batch in
+ * `processing`; the next lock holder asks PostgreSQL whether it was committed (after waiting for
+ * the advisory lock any still-running transaction holds) and finishes or requeues it.
+ */
+export class LedgerWriter {
+  private timer: NodeJS.Timeout | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private lastErrorLog = 0;
+
+  constructor(
+    private readonly redis: BillingRedis,
+    private readonly keys: BillingKeys,
+    private readonly repository: LedgerRepository,
+    private readonly instanceId: string,
+    private readonly options: LedgerWriterOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.beat();
+    this.heartbeat = setInterval(() => void this.beat().catch(() => undefined), HEARTBEAT_MS);
+    this.heartbeat.unref();
+    this.timer = setInterval(() => void this.tick(), this.options.flushIntervalMs);
+    this.timer.unref();
+  }
+
+  /** Holds of a live instance survive reloads; its key expiring marks its holds as abandoned. */
+  private async beat(): Promise<void> {
+    await this.redis.set(this.keys.instancePrefix + this.instanceId, '1', 'PX', INSTANCE_TTL_MS);
+  }
+
+  /** Stops the timers and writes everything queued (graceful shutdown). */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    clearInterval(this.heartbeat);
+    this.timer = undefined;
+    try {
+      await this.flush();
+    } finally {
+      await this.redis.del(this.keys.instancePrefix + this.instanceId).catch(() => undefined);
+    }
+  }
+
+  private tick(): void {
+    if (this.running) return;
+    this.running = this.flushTurn(false)
+      .then(() => undefined)
+      .catch((err) => this.logFailure(err))
+      .finally(() => {
+        this.running = undefined;
+      });
+  }
+
+  private logFailure(err: unknown): void {
+    const now = Date.now();
+    if (now - this.lastErrorLog < 5_000) return;
+    this.lastErrorLog = now;
+    this.logger.error({ err: describeError(err) }, 'ledger flush failed; charges stay queued in Redis');
+  }
+
+  /** Writes every charge queued so far (by any instance); resolves when the queue is empty. */
+  async flush(): Promise<void> {
+    const deadline = Date.now() + LOCK_WAIT_MS * 3;
+    for (;;) {
+      await this.running;
+      const [queued, processing] = await Promise.all([
+        this.redis.llen(this.keys.queue),
+        this.redis.exists(this.keys.processing),
+      ]);
+      if (queued === 0 && processing === 0) return;
+      if (Date.now() > deadline) throw new Error('ledger flush did not finish in time');
+      const flushed = this.flushTurn(true);
+      this.running = flushed.then(() => undefined, () => undefined);
+      await flushed;
+      this.running = undefined;
+    }
+  }
+
+  /** One lock hold: finishes an abandoned batch, then writes up to BATCHES_PER_TURN batches. */
+  private async flushTurn(waitForLock: boolean): Promise<boolean> {
+    const lock = await this.lock(waitForLock);
+    if (!lock) return false;
+    try {
+      await this.recover();
+      for (let i = 0; i < BATCHES_PER_TURN; i++) {
+        const batchId = randomBytes(8).toString('hex');
+        const raw = await this.redis.mgTakeBatch(
+          this.keys.queue, this.keys.processing, this.keys.batch, this.keys.lock,
+          lock, Math.min(this.options.batchSize, 5_000), batchId,
+        );
+        if (!raw || raw.length === 0) break;
+        const entries = raw.map((text) => JSON.parse(text) as LedgerEntry);
+        const written = await this.repository.writeBatch(entries);
+        await this.finish(batchId, written);
+      }
+      return true;
+    } finally {
+      await this.redis.mgUnlock(this.keys.lock, lock).catch(() => undefined);
+    }
+  }
+
+  private async finish(batchId: string, written: WrittenBatch): Promise<void> {
+    const triples: (string | number)[] = [];
+    for (const [id, [queued, taken]] of written.users) triples.push(this.keys.user(id), -queued, -taken);
+    for (const [id, [queued, taken]] of written.tokens) triples.push(this.keys.token(id), -queued, -taken);
+    await this.redis.mgFinishBatch(this.keys.processing, this.keys.batch, batchId, ...triples);
+  }
+
+  /** A batch left in `processing` by a writer that died or lost the lock. */
+  private async recover(): Promise<void> {
+    const [batchId, raw] = await Promise.all([
+      this.redis.get(this.keys.batch),
+      this.redis.lrange(this.keys.processing, 0, -1),
+    ]);
+    if (!batchId) return;
+    const entries = raw.map((text) => JSON.parse(text) as LedgerEntry);
+    if (entries.length > 0 && (await this.repository.wasWritten(entries))) {
+      // Committed: only the queued charges leave the mirrors here; the db balances are re-read.
+      const written: WrittenBatch = { users: new Map(), tokens: new Map() };
+      for (const entry of entries) {
+        const user = written.users.get(entry.userId) ?? [0, 0];
+        user[0] += entry.quota;
+        written.users.set(entry.userId, user);
+        if (entry.limitedToken) {
+          const token = written.tokens.get(entry.tokenId) ?? [0, 0];
+          token[0] += entry.quota;
+          written.tokens.set(entry.tokenId, token);
+        }
+      }
+      await this.finish(batchId, written);
+      await this.reloadLocked([...written.users.keys()], [...written.tokens.keys()]);
+      this.logger.warn({ entries: entries.length }, 'finished a ledger batch written by a previous writer');
+    } else {
+      await this.redis.mgRequeueBatch(this.keys.queue, this.keys.processing, this.keys.batch, batchId);
+      this.logger.warn({ entries: entries.length }, 'requeued an unwritten ledger batch');
+    }
+  }
+
+  /**
+   * Re-reads balances from PostgreSQL into their mirrors: after the account service changed them
+   * (top-up, admin edit, transfer), and periodically as a safety net.
+   */
+  async reloadBalances(userIds: number[], tokenIds: number[]): Promise<void> {
+    if (userIds.length === 0 && tokenIds.length === 0) return;
+    const lock = await this.lock(true);
+    if (!lock) throw new Error('ledger lock not available');
+    try {
+      await this.recover();
+      await this.reloadLocked(userIds, tokenIds);
+    } finally {
+      await this.redis.mgUnlock(this.keys.lock, lock).catch(() => undefined);
+    }
+  }
+
+  private async reloadLocked(userIds: number[], tokenIds: number[]): Promise<void> {
+    const balances = await this.repository.readBalances(userIds, tokenIds);
+    const keys: string[] = [];
+    const values: string[] = [];
+    for (const [id, quota] of balances.users) {
+      keys.push(this.keys.user(id));
+      values.push(quota.toString());
+    }
+    for (const [id, remain] of balances.tokens) {
+      keys.push(this.keys.token(id));
+      values.push(remain.toString());
+    }
+    if (keys.length > 0) await this.redis.mgReload(keys.length, ...keys, this.keys.instancePrefix, ...values);
+  }
+
+  private async lock(wait: boolean): Promise<string | undefined> {
+    const token = randomBytes(12).toString('hex');
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (;;) {
+      if ((await this.redis.set(this.keys.lock, token, 'PX', LOCK_TTL_MS, 'NX')) === 'OK') return token;
+      if (!wait || Date.now() > deadline) return undefined;
+      await sleep(LOCK_RETRY_MS);
+    }
+  }
+}

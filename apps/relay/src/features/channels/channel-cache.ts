@@ -1,0 +1,222 @@
+import { decryptSecret } from '@modelgate/db';
+import { AppError } from '@modelgate/errors';
+import type { Logger } from '@modelgate/logger';
+import type { ChannelRepository, ChannelRow } from './repository';
+
+/** Which upstream dialect a channel speaks (CONTRACT 3.3: type 1 OpenAI-compatible, 24 Gemini). */
+export type ChannelKind = 'openai' | 'gemini';
+
+const KIND_BY_TYPE: Record<number, ChannelKind> = { 1: 'openai', 24: 'gemini' };
+const DEFAULT_BASE_URL: Record<ChannelKind, string> = {
+  openai: 'https://api.openai.com',
+  gemini: 'https://generativelanguage.googleapis.com',
+};
+export const CHANNEL_STATUS = { enabled: 1, manuallyDisabled: 2, autoDisabled: 3 } as const;
+
+export interface ChannelRecord {
+  id: number;
+  name: string;
+  kind: ChannelKind;
+  /** The upstream key, decrypted once at load. */
+  key: string;
+  origin: string;
+  /** Path of the base URL without trailing slash ('' for a bare host). */
+  pathPrefix: string;
+  priority: number;
+  weight: number;
+  modelMapping: ReadonlyMap<string, string>;
+  status: number;
+  autoBan: boolean;
+  models: string[];
+  groups: string[];
+}
+
+interface Route {
+  /** Enabled channels by priority, highest first. Empty: channels exist but all are disabled. */
+  tiers: ChannelRecord[][];
+}
+
+function splitList(text: string): string[] {
+  return [...new Set(text.split(',').map((s) => s.trim()).filter(Boolean))];
+}
+
+function parseMapping(text: string): Map<string, string> {
+  const mapping = new Map<string, string>();
+  if (text.trim() === '') return mapping;
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+      for (const [from, to] of Object.entries(parsed)) if (typeof to === 'string' && to) mapping.set(from, to);
+    }
+  } catch {
+    // An unreadable mapping maps nothing; the account service validates it on write.
+  }
+  return mapping;
+}
+
+function routeKey(kind: ChannelKind, group: string, model: string): string {
+  return `${kind}\u0000${group}\u0000${model}`;
+}
+
+/** The channels one request may try, in routing order (CONTRACT 2.4). */
+export class ChannelPlan {
+  private readonly tried = new Set<number>();
+
+  constructor(
+    private readonly tiers: ChannelRecord[][],
+    private readonly coolingUntil: ReadonlyMap<number, number>,
+  ) {}
+
+  /**
+   * The next channel: highest tier first, by weight, skipping channels already tried and those
+   * cooling down. Cooling channels are the last resort rather than an outage.
+   */
+  next(): ChannelRecord | undefined {
+    const now = Date.now();
+    for (const tier of this.tiers) {
+      const ready = tier.filter((c) => this.usable(c) && (this.coolingUntil.get(c.id) ?? 0) <= now);
+      if (ready.length > 0) return this.take(pickByWeight(ready));
+    }
+    let soonest: ChannelRecord | undefined;
+    for (const tier of this.tiers) {
+      for (const channel of tier) {
+        if (!this.usable(channel)) continue;
+        if (!soonest || (this.coolingUntil.get(channel.id) ?? 0) < (this.coolingUntil.get(soonest.id) ?? 0)) soonest = channel;
+      }
+    }
+    return soonest ? this.take(soonest) : undefined;
+  }
+
+  private usable(channel: ChannelRecord): boolean {
+    return !this.tried.has(channel.id) && channel.status === CHANNEL_STATUS.enabled;
+  }
+
+  private take(channel: ChannelRecord): ChannelRecord {
+    this.tried.add(channel.id);
+    return channel;
+  }
+}
+
+function pickByWeight(channels: ChannelRecord[]): ChannelRecord {
+  if (channels.length === 1) return channels[0];
+  const total = channels.reduce((sum, c) => sum + Math.max(0, c.weight), 0);
+  if (total === 0) return channels[Math.floor(Math.random() * channels.length)];
+  let point = Math.random() * total;
+  for (const channel of channels) {
+    point -= Math.max(0, channel.weight);
+    if (point < 0) return channel;
+  }
+  return channels[channels.length - 1];
+}
+
+/**
+ * Every channel in memory, indexed by (dialect, group, model). Reloaded whole on a `channels`
+ * invalidation; cool-downs are per relay instance and survive reloads.
+ */
+export class ChannelCache {
+  private channels: ChannelRecord[] = [];
+  private routes = new Map<string, Route>();
+  private readonly coolingUntil = new Map<number, number>();
+
+  constructor(
+    private readonly repository: ChannelRepository,
+    private readonly cryptoSecret: string,
+    private readonly cooldownMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  async reload(): Promise<void> {
+    const rows = await this.repository.findAll();
+    this.channels = rows.map((row) => this.toRecord(row)).filter((c): c is ChannelRecord => c !== null);
+    this.rebuild();
+  }
+
+  private toRecord(row: ChannelRow): ChannelRecord | null {
+    const kind = KIND_BY_TYPE[row.type];
+    if (!kind) return null;
+    let key: string;
+    let url: URL;
+    try {
+      key = decryptSecret(row.keyEnc, this.cryptoSecret);
+      url = new URL(row.baseUrl.trim() || DEFAULT_BASE_URL[kind]);
+    } catch (err) {
+      this.logger.warn({ channelId: row.id, reason: (err as Error).message }, 'channel skipped: unreadable key or base URL');
+      return null;
+    }
+    return {
+      id: row.id,
+      name: row.name,
+      kind,
+      key,
+      origin: url.origin,
+      pathPrefix: url.pathname.replace(/\/+$/, ''),
+      priority: row.priority,
+      weight: row.weight,
+      modelMapping: parseMapping(row.modelMapping),
+      status: row.status,
+      autoBan: row.autoBan,
+      models: splitList(row.models),
+      groups: splitList(row.groups || 'default'),
+    };
+  }
+
+  private rebuild(): void {
+    const byRoute = new Map<string, ChannelRecord[]>();
+    for (const channel of this.channels) {
+      for (const group of channel.groups) {
+        for (const model of channel.models) {
+          const key = routeKey(channel.kind, group, model);
+          const list = byRoute.get(key);
+          if (list) list.push(channel);
+          else byRoute.set(key, [channel]);
+        }
+      }
+    }
+    const routes = new Map<string, Route>();
+    for (const [key, list] of byRoute) {
+      const enabled = list.filter((c) => c.status === CHANNEL_STATUS.enabled);
+      const priorities = [...new Set(enabled.map((c) => c.priority))].sort((a, b) => b - a);
+      routes.set(key, { tiers: priorities.map((p) => enabled.filter((c) => c.priority === p)) });
+    }
+    this.routes = routes;
+    const ids = new Set(this.channels.map((c) => c.id));
+    for (const id of this.coolingUntil.keys()) if (!ids.has(id)) this.coolingUntil.delete(id);
+  }
+
+  /** Channels for one call: 404 when none serves the model for the group, 503 when none is enabled. */
+  plan(kind: ChannelKind, group: string, model: string): ChannelPlan {
+    const route = this.routes.get(routeKey(kind, group, model));
+    if (!route) throw new AppError('model_not_found', `no channel serves model ${model} for group ${group}`);
+    if (route.tiers.length === 0) {
+      throw new AppError('no_available_channel', `no channel is available for model ${model} right now`);
+    }
+    return new ChannelPlan(route.tiers, this.coolingUntil);
+  }
+
+  /** A transient failure (reset, 429, 5xx): other channels go first for a while. */
+  coolDown(channelId: number): void {
+    this.coolingUntil.set(channelId, Date.now() + this.cooldownMs);
+  }
+
+  /** Takes an automatically disabled channel out of routing at once, before the reload confirms it. */
+  markDisabled(channelId: number): void {
+    const channel = this.channels.find((c) => c.id === channelId);
+    if (!channel) return;
+    channel.status = CHANNEL_STATUS.autoDisabled;
+    this.rebuild();
+  }
+
+  /** Models of the group's enabled channels, each with the dialects that serve it. */
+  modelsFor(group: string): Map<string, Set<ChannelKind>> {
+    const models = new Map<string, Set<ChannelKind>>();
+    for (const channel of this.channels) {
+      if (channel.status !== CHANNEL_STATUS.enabled || !channel.groups.includes(group)) continue;
+      for (const model of channel.models) {
+        const kinds = models.get(model);
+        if (kinds) kinds.add(channel.kind);
+        else models.set(model, new Set([channel.kind]));
+      }
+    }
+    return models;
+  }
+}

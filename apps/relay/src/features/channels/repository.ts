@@ -1,0 +1,53 @@
+import type { PrismaClient } from '@modelgate/db';
+
+export interface ChannelRow {
+  id: number;
+  type: number;
+  name: string;
+  keyEnc: string;
+  baseUrl: string;
+  models: string;
+  groups: string;
+  priority: number;
+  weight: number;
+  modelMapping: string;
+  status: number;
+  autoBan: boolean;
+}
+
+/**
+ * The account service owns the channels table; the relay reads it and writes only what it
+ * observes: automatic disabling (status 3 with reason and time). Used quota goes with the ledger.
+ */
+export class ChannelRepository {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  findAll(): Promise<ChannelRow[]> {
+    return this.prisma.channel.findMany({
+      select: {
+        id: true,
+        type: true,
+        name: true,
+        keyEnc: true,
+        baseUrl: true,
+        models: true,
+        groups: true,
+        priority: true,
+        weight: true,
+        modelMapping: true,
+        status: true,
+        autoBan: true,
+      },
+      orderBy: { id: 'asc' },
+    });
+  }
+
+  /** Disables an enabled channel; false when it was no longer enabled (someone else acted first). */
+  async disableAutomatically(id: number, reason: string): Promise<boolean> {
+    const { count } = await this.prisma.channel.updateMany({
+      where: { id, status: 1 },
+      data: { status: 3, statusReason: reason.slice(0, 500), statusChangedAt: new Date() },
+    });
+    return count > 0;
+  }
+}

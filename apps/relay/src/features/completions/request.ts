@@ -1,0 +1,64 @@
+import { AppError } from '@modelgate/errors';
+import { parseOrThrow } from '@modelgate/http';
+import { z } from 'zod';
+import { countTextTokens } from '../relay/tokens';
+
+const tokenIds = z.array(z.number().int().min(0));
+
+/** CONTRACT 2.1; other fields are not checked and are forwarded untouched. */
+const completionRequestSchema = z.looseObject({
+  model: z.string().min(1),
+  prompt: z.union([z.string(), z.array(z.string()), tokenIds, z.array(tokenIds)]),
+  max_tokens: z.number().int().min(1).nullish(),
+  temperature: z.number().min(0).max(2).nullish(),
+  top_p: z.number().min(0).max(1).nullish(),
+  n: z.number().int().min(1).max(128).nullish(),
+  stream: z.boolean().nullish(),
+  stream_options: z.looseObject({ include_usage: z.boolean().nullish() }).nullish(),
+  stop: z.union([z.string(), z.array(z.string()).max(4)]).nullish(),
+  suffix: z.string().nullish(),
+  echo: z.boolean().nullish(),
+});
+
+export type CompletionRequest = z.output<typeof completionRequestSchema> & Record<string, unknown>;
+
+export const DEFAULT_MAX_TOKENS = 4096;
+
+/** Parses the raw body once; the parsed object keeps every field the client sent. */
+export function parseCompletionRequest(raw: Buffer): CompletionRequest {
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new AppError('invalid_json', 'request body is not valid JSON');
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new AppError('invalid_json', 'request body must be a JSON object');
+  }
+  parseOrThrow(completionRequestSchema, body);
+  return body as CompletionRequest;
+}
+
+/** Prompt tokens: token-id prompts are exact; text is tokenized (o200k). */
+export function promptTokensOf(prompt: CompletionRequest['prompt']): number {
+  if (typeof prompt === 'string') return countTextTokens(prompt);
+  let total = 0;
+  for (const item of prompt) {
+    if (typeof item === 'string') total += countTextTokens(item);
+    else if (typeof item === 'number') total += 1;
+    else total += item.length;
+  }
+  return total;
+}
+
+/** How many prompts one request carries (each gets `n` completions). */
+function promptCount(prompt: CompletionRequest['prompt']): number {
+  if (typeof prompt === 'string' || prompt.length === 0) return 1;
+  return typeof prompt[0] === 'number' ? 1 : prompt.length;
+}
+
+/** The reservation's token estimate (CONTRACT 2.5): prompt + max_tokens (default 4096) per completion. */
+export function estimateCompletion(body: CompletionRequest, promptTokens: number): { promptTokens: number; completionTokens: number } {
+  const perCompletion = body.max_tokens ?? DEFAULT_MAX_TOKENS;
+  return { promptTokens, completionTokens: perCompletion * (body.n ?? 1) * promptCount(body.prompt) };
+}

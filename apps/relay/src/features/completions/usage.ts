@@ -1,0 +1,66 @@
+/** OpenAI `usage` as CONTRACT 2.1 requires it: every count present, details included. */
+export interface CompletionUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details: { cached_tokens: number; text_tokens: number; audio_tokens: number; image_tokens: number };
+  completion_tokens_details: { text_tokens: number; audio_tokens: number; reasoning_tokens: number };
+  [extra: string]: unknown;
+}
+
+function count(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
+}
+
+function objectOf(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/**
+ * Completes an upstream `usage` object: values from the upstream win, missing ones are derived
+ * (text = total - audio - image / - audio - reasoning), unknown ones are 0. Without any upstream
+ * usage, the fallbacks (our own counts) are used.
+ */
+export function completeUsage(
+  upstream: unknown,
+  fallbackPromptTokens: number,
+  fallbackCompletionTokens: () => number,
+): CompletionUsage {
+  const usage = objectOf(upstream);
+  const promptTokens = count(usage.prompt_tokens) ?? fallbackPromptTokens;
+  const completionTokens = count(usage.completion_tokens) ?? fallbackCompletionTokens();
+  const promptDetails = objectOf(usage.prompt_tokens_details);
+  const completionDetails = objectOf(usage.completion_tokens_details);
+  const promptAudio = count(promptDetails.audio_tokens) ?? 0;
+  const promptImage = count(promptDetails.image_tokens) ?? 0;
+  const completionAudio = count(completionDetails.audio_tokens) ?? 0;
+  const reasoning = count(completionDetails.reasoning_tokens) ?? 0;
+  return {
+    ...usage,
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: count(usage.total_tokens) ?? promptTokens + completionTokens,
+    prompt_tokens_details: {
+      ...promptDetails,
+      cached_tokens: count(promptDetails.cached_tokens) ?? 0,
+      text_tokens: count(promptDetails.text_tokens) ?? Math.max(0, promptTokens - promptAudio - promptImage),
+      audio_tokens: promptAudio,
+      image_tokens: promptImage,
+    },
+    completion_tokens_details: {
+      ...completionDetails,
+      text_tokens: count(completionDetails.text_tokens) ?? Math.max(0, completionTokens - completionAudio - reasoning),
+      audio_tokens: completionAudio,
+      reasoning_tokens: reasoning,
+    },
+  };
+}
+
+/** Text of every choice of a completion (or chunk), for counting when the upstream sent no usage. */
+export function choiceTexts(choices: unknown, into: string[]): void {
+  if (!Array.isArray(choices)) return;
+  for (const choice of choices) {
+    const text = (choice as { text?: unknown } | null)?.text;
+    if (typeof text === 'string' && text.length > 0) into.push(text);
+  }
+}

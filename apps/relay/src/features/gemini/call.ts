@@ -1,0 +1,141 @@
+import { type AppError, grpcStatusName } from '@modelgate/errors';
+import type { ChannelRecord } from '../channels/channel-cache';
+import { relayEventStream, type StreamDialect, StreamEventError } from '../relay/event-stream';
+import type { Delivery, DeliveryContext, RelayCall, Usage } from '../relay/relay-call';
+import { countDeliveredTokens } from '../relay/tokens';
+import { maskUpstreamText } from '../relay/upstream-errors';
+import { readBody, UpstreamFailure, type UpstreamResponse } from '../upstream/client';
+import type { SseEvent } from '../upstream/sse';
+
+interface UsageMetadata {
+  promptTokenCount?: unknown;
+  toolUsePromptTokenCount?: unknown;
+  candidatesTokenCount?: unknown;
+  thoughtsTokenCount?: unknown;
+}
+
+function count(value: unknown): number {
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : 0;
+}
+
+/** TTS audio and thinking are output: `candidatesTokenCount` + `thoughtsTokenCount` (CONTRACT 2.5). */
+function usageOf(metadata: UsageMetadata): Usage {
+  return {
+    promptTokens: count(metadata.promptTokenCount) + count(metadata.toolUsePromptTokenCount),
+    completionTokens: count(metadata.candidatesTokenCount) + count(metadata.thoughtsTokenCount),
+  };
+}
+
+function collectTexts(response: { candidates?: unknown }, into: string[]): void {
+  if (!Array.isArray(response.candidates)) return;
+  for (const candidate of response.candidates) {
+    const parts = (candidate as { content?: { parts?: unknown } } | null)?.content?.parts;
+    if (!Array.isArray(parts)) continue;
+    for (const part of parts) {
+      const text = (part as { text?: unknown } | null)?.text;
+      if (typeof text === 'string' && text.length > 0) into.push(text);
+    }
+  }
+}
+
+const JSON_CONTENT_TYPE = 'application/json; charset=UTF-8';
+
+/** Gemini `generateContent` / `streamGenerateContent` through a Gemini channel (CONTRACT 2.3). */
+export class GeminiCall implements RelayCall {
+  readonly kind = 'gemini' as const;
+
+  constructor(
+    private readonly raw: Buffer,
+    readonly model: string,
+    readonly stream: boolean,
+    readonly estimate: Usage,
+  ) {}
+
+  /** The client's body byte-for-byte (TTS `speechConfig` included); only the channel's key is added. */
+  upstreamRequest(channel: ChannelRecord, upstreamModel: string) {
+    const operation = this.stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
+    return {
+      path: `${channel.pathPrefix}/v1beta/models/${encodeURIComponent(upstreamModel)}:${operation}`,
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': channel.key },
+      body: this.raw,
+    };
+  }
+
+  deliver(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {
+    return this.stream ? this.deliverStream(upstream, context) : this.deliverWhole(upstream, context);
+  }
+
+  /** The upstream body as is; parsed only to read `usageMetadata`. */
+  private async deliverWhole(upstream: UpstreamResponse, { res, signal, startedAt }: DeliveryContext): Promise<Delivery> {
+    const raw = await readBody(upstream, signal);
+    let response: { usageMetadata?: UsageMetadata; candidates?: unknown };
+    try {
+      response = JSON.parse(raw.toString('utf8')) as typeof response;
+    } catch {
+      throw new UpstreamFailure('other', 'the upstream answered with invalid JSON');
+    }
+    if (response === null || typeof response !== 'object') throw new UpstreamFailure('other', 'the upstream answered with invalid JSON');
+    res.writeHead(200, { 'content-type': JSON_CONTENT_TYPE, 'content-length': raw.length });
+    res.end(raw);
+    let usage: Usage;
+    if (response.usageMetadata) {
+      usage = usageOf(response.usageMetadata);
+    } else {
+      const texts: string[] = [];
+      collectTexts(response, texts);
+      usage = { promptTokens: this.estimate.promptTokens, completionTokens: countDeliveredTokens(texts) };
+    }
+    return { usage, firstByteMs: Date.now() - startedAt, billable: true };
+  }
+
+  private async deliverStream(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {
+    const dialect = new GeminiStreamDialect(context.channel);
+    const result = await relayEventStream(upstream, context.res, context.signal, dialect, context.startedAt);
+    const usage = dialect.metadata
+      ? usageOf(dialect.metadata)
+      : { promptTokens: this.estimate.promptTokens, completionTokens: countDeliveredTokens(dialect.texts) };
+    const cut = result.clientAborted || result.failure !== undefined;
+    return {
+      usage,
+      firstByteMs: result.firstByteMs,
+      billable: !cut || usage.completionTokens > 0,
+    };
+  }
+}
+
+/** Gemini SSE: each event passed on byte-for-byte; the last `usageMetadata` seen is the bill. */
+class GeminiStreamDialect implements StreamDialect {
+  readonly done = false;
+  metadata: UsageMetadata | undefined;
+  readonly texts: string[] = [];
+
+  constructor(private readonly channel: ChannelRecord) {}
+
+  onEvent(event: SseEvent): string | null {
+    if (event.data === null) return event.raw;
+    let chunk: { usageMetadata?: UsageMetadata; candidates?: unknown; error?: { message?: unknown } };
+    try {
+      chunk = JSON.parse(event.data) as typeof chunk;
+    } catch {
+      throw new StreamEventError('the upstream sent a malformed event');
+    }
+    if (chunk === null || typeof chunk !== 'object') throw new StreamEventError('the upstream sent a malformed event');
+    if (chunk.error) {
+      const message = chunk.error.message;
+      throw new StreamEventError(
+        typeof message === 'string' ? `upstream error: ${maskUpstreamText(message, this.channel)}` : 'the upstream reported an error',
+      );
+    }
+    if (chunk.usageMetadata) this.metadata = chunk.usageMetadata;
+    collectTexts(chunk, this.texts);
+    return event.raw;
+  }
+
+  tail(): string {
+    return '';
+  }
+
+  errorTail(error: AppError): string {
+    return `data: ${JSON.stringify({ error: { code: error.status, message: error.message, status: grpcStatusName(error.status) } })}\r\n\r\n`;
+  }
+}

@@ -1,0 +1,68 @@
+import { AppError } from '@modelgate/errors';
+import { parseOrThrow } from '@modelgate/http';
+import { z } from 'zod';
+import { countTextTokens } from '../relay/tokens';
+
+/** CONTRACT 2.3: `contents` is required; everything else is Google's business and forwarded as is. */
+const generateContentSchema = z.looseObject({
+  contents: z.array(z.unknown()).min(1),
+  generationConfig: z
+    .looseObject({
+      maxOutputTokens: z.number().int().min(1).nullish(),
+      candidateCount: z.number().int().min(1).nullish(),
+    })
+    .nullish(),
+});
+
+export type GenerateContentRequest = z.output<typeof generateContentSchema>;
+
+export const GEMINI_METHODS = { generateContent: false, streamGenerateContent: true } as const;
+export type GeminiMethod = keyof typeof GEMINI_METHODS;
+
+/** `gemini-2.5-flash:generateContent` -> model and method; 404 for another method. */
+export function parseTarget(target: string): { model: string; method: GeminiMethod } {
+  const colon = target.lastIndexOf(':');
+  const method = colon === -1 ? '' : target.slice(colon + 1);
+  const model = colon === -1 ? '' : target.slice(0, colon).replace(/^models\//, '');
+  if (!model || !Object.hasOwn(GEMINI_METHODS, method)) {
+    throw new AppError('not_found', `unsupported operation ${target}`);
+  }
+  return { model, method: method as GeminiMethod };
+}
+
+export function parseGenerateContentRequest(raw: Buffer): GenerateContentRequest {
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new AppError('invalid_json', 'request body is not valid JSON');
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new AppError('invalid_json', 'request body must be a JSON object');
+  }
+  return parseOrThrow(generateContentSchema, body);
+}
+
+/** Google's flat price for a non-text part (image, audio, file) in a prompt. */
+const TOKENS_PER_MEDIA_PART = 258;
+
+function partsTokens(content: unknown): number {
+  const parts = (content as { parts?: unknown } | null)?.parts;
+  if (!Array.isArray(parts)) return 0;
+  let total = 0;
+  for (const part of parts) {
+    const text = (part as { text?: unknown } | null)?.text;
+    total += typeof text === 'string' ? countTextTokens(text) : TOKENS_PER_MEDIA_PART;
+  }
+  return total;
+}
+
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+
+/** The reservation's estimate: prompt parts + maxOutputTokens (default 4096) per candidate. */
+export function estimateGenerateContent(body: GenerateContentRequest & { systemInstruction?: unknown }) {
+  let promptTokens = partsTokens(body.systemInstruction);
+  for (const content of body.contents) promptTokens += partsTokens(content);
+  const perCandidate = body.generationConfig?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
+  return { promptTokens, completionTokens: perCandidate * (body.generationConfig?.candidateCount ?? 1) };
+}

@@ -1,0 +1,91 @@
+import { sha256Hex } from '@modelgate/db';
+import { AppError } from '@modelgate/errors';
+import type { NextFunction, Request, Response } from 'express';
+import { type KeyCache, type KeyRecord, TOKEN_STATUS, USER_STATUS_ENABLED, type UserRecord } from './key-cache';
+
+/** Who is calling: the key, its owner, and the group that prices and routes the call. */
+export interface AuthContext {
+  key: KeyRecord;
+  user: UserRecord;
+  group: string;
+}
+
+const KEY_FORMAT = /^sk-[A-Za-z0-9]{48}$/;
+
+function bearer(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+/**
+ * The client's key: OpenAI routes read `Authorization: Bearer`; Gemini routes also accept
+ * `x-goog-api-key` and `?key=`. The `sk-` prefix is optional (Google SDKs send keys as given).
+ */
+export function extractKey(req: Request, dialect: 'openai' | 'google'): string | undefined {
+  let key = bearer(req.headers.authorization);
+  if (dialect === 'google') {
+    const header = req.headers['x-goog-api-key'];
+    const query = req.query.key;
+    key = (typeof header === 'string' && header) || (typeof query === 'string' && query) || key;
+  }
+  if (!key) return undefined;
+  return key.startsWith('sk-') ? key : `sk-${key}`;
+}
+
+export function authContextOf(res: Response): AuthContext {
+  return res.locals.auth as AuthContext;
+}
+
+function check(resolved: { key: KeyRecord; user: UserRecord } | null): AuthContext {
+  if (!resolved) throw new AppError('invalid_api_key', 'invalid API key');
+  const { key, user } = resolved;
+  if (key.status === TOKEN_STATUS.disabled) throw new AppError('invalid_api_key', 'API key is disabled');
+  if (key.status === TOKEN_STATUS.expired || (key.expiresAt !== null && key.expiresAt <= Date.now())) {
+    throw new AppError('invalid_api_key', 'API key has expired');
+  }
+  if (key.status === TOKEN_STATUS.exhausted || (!key.unlimitedQuota && key.remainQuota <= 0)) {
+    throw new AppError('invalid_api_key', 'API key quota is exhausted');
+  }
+  if (key.status !== TOKEN_STATUS.enabled) throw new AppError('invalid_api_key', 'API key is not enabled');
+  if (user.status !== USER_STATUS_ENABLED) throw new AppError('user_disabled', 'the owner of this API key is disabled');
+  return { key, user, group: key.group || user.group };
+}
+
+/** First check of every relay route (CONTRACT 1.3): a valid, enabled, funded key of an enabled user. */
+export function authenticate(cache: KeyCache, dialect: 'openai' | 'google') {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const key = extractKey(req, dialect);
+    if (!key || !KEY_FORMAT.test(key)) {
+      next(new AppError('invalid_api_key', key ? 'invalid API key' : 'missing API key'));
+      return;
+    }
+    const resolved = cache.resolve(sha256Hex(key));
+    if (resolved instanceof Promise) {
+      resolved.then(
+        (value) => {
+          res.locals.auth = check(value);
+          next();
+        },
+        (err: unknown) => next(new AppError('service_unavailable', 'API key lookup is unavailable', { cause: err })),
+      ).catch(next);
+      return;
+    }
+    try {
+      res.locals.auth = check(resolved);
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
+/** The key's model and IP allow-lists (checked after the body, CONTRACT 1.3). */
+export function checkAllowLists(auth: AuthContext, model: string, clientIp: string | undefined): void {
+  if (auth.key.modelLimits && !auth.key.modelLimits.has(model)) {
+    throw new AppError('model_not_allowed', `this API key may not use model ${model}`);
+  }
+  if (auth.key.allowIps && !auth.key.allowIps.allows(clientIp)) {
+    throw new AppError('ip_not_allowed', `this API key may not be used from ${clientIp ?? 'this address'}`);
+  }
+}

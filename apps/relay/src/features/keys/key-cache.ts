@@ -1,0 +1,169 @@
+import { IpAllowList } from './ip-allow-list';
+import type { KeyRepository, TokenRow, UserRow } from './repository';
+
+export const TOKEN_STATUS = { enabled: 1, disabled: 2, expired: 3, exhausted: 4 } as const;
+export const USER_STATUS_ENABLED = 1;
+
+/** An API key as the hot path needs it, parsed once when loaded. */
+export interface KeyRecord {
+  id: number;
+  userId: number;
+  name: string;
+  keyHash: string;
+  status: number;
+  /** Epoch ms, or null for never. */
+  expiresAt: number | null;
+  /** remain_quota when loaded; the live balance is the Redis mirror (billing). */
+  remainQuota: number;
+  unlimitedQuota: boolean;
+  /** null = every model allowed. */
+  modelLimits: Set<string> | null;
+  /** null = every address allowed. */
+  allowIps: IpAllowList | null;
+  /** Empty = the owner's group. */
+  group: string;
+}
+
+export interface UserRecord {
+  id: number;
+  username: string;
+  status: number;
+  group: string;
+}
+
+/** How long "no such key" is remembered, so a flood of bad keys does not become a flood of queries. */
+const UNKNOWN_KEY_TTL_MS = 5_000;
+
+function toKeyRecord(row: TokenRow): KeyRecord {
+  const limits = row.modelLimits.split(',').map((m) => m.trim()).filter(Boolean);
+  return {
+    id: row.id,
+    userId: row.userId,
+    name: row.name,
+    keyHash: row.keyHash,
+    status: row.status,
+    expiresAt: row.expiresAt ? row.expiresAt.getTime() : null,
+    remainQuota: Number(row.remainQuota),
+    unlimitedQuota: row.unlimitedQuota,
+    modelLimits: row.modelLimitsEnabled ? new Set(limits) : null,
+    allowIps: IpAllowList.isUnrestricted(row.allowIps) ? null : new IpAllowList(row.allowIps),
+    group: row.group,
+  };
+}
+
+/** Deleted users are treated as absent: their keys stop working at once. */
+function toUserRecord(row: UserRow): UserRecord | null {
+  if (row.deletedAt) return null;
+  return { id: row.id, username: row.username, status: row.status, group: row.group };
+}
+
+export interface ResolvedKey {
+  key: KeyRecord;
+  user: UserRecord;
+}
+
+/**
+ * Keys by hash and their owners, in memory. A key is read from the database the first time it is
+ * seen; afterwards only invalidation messages and the periodic refresh touch the database.
+ */
+export class KeyCache {
+  private readonly keys = new Map<string, KeyRecord>();
+  private readonly unknownUntil = new Map<string, number>();
+  private readonly users = new Map<number, UserRecord | null>();
+  private readonly loading = new Map<string, Promise<ResolvedKey | null>>();
+  /** Bumped by every invalidation, so a load that raced one is not cached. */
+  private generation = 0;
+
+  constructor(private readonly repository: KeyRepository) {}
+
+  /** The key with this hash and its owner, or null when either does not exist. */
+  resolve(keyHash: string): ResolvedKey | null | Promise<ResolvedKey | null> {
+    const key = this.keys.get(keyHash);
+    if (key) {
+      const user = this.users.get(key.userId);
+      if (user !== undefined) return user ? { key, user } : null;
+    } else {
+      const until = this.unknownUntil.get(keyHash);
+      if (until !== undefined) {
+        if (until > Date.now()) return null;
+        this.unknownUntil.delete(keyHash);
+      }
+    }
+    let pending = this.loading.get(keyHash);
+    if (!pending) {
+      pending = this.load(keyHash).finally(() => this.loading.delete(keyHash));
+      this.loading.set(keyHash, pending);
+    }
+    return pending;
+  }
+
+  private async load(keyHash: string): Promise<ResolvedKey | null> {
+    const generation = this.generation;
+    const row = await this.repository.findTokenByHash(keyHash);
+    const current = generation === this.generation;
+    if (!row) {
+      if (current) this.unknownUntil.set(keyHash, Date.now() + UNKNOWN_KEY_TTL_MS);
+      return null;
+    }
+    const key = toKeyRecord(row);
+    const user = toUserRecord(row.user);
+    if (current) {
+      this.keys.set(keyHash, key);
+      this.users.set(user?.id ?? row.userId, user);
+    }
+    return user ? { key, user } : null;
+  }
+
+  /** A key changed (edited, disabled, deleted, created): forget it; the next request re-reads it. */
+  invalidateToken(tokenId: number, keyHash?: string): void {
+    this.generation++;
+    if (keyHash) {
+      this.keys.delete(keyHash);
+      this.unknownUntil.delete(keyHash);
+    }
+    for (const [hash, key] of this.keys) {
+      if (key.id === tokenId) this.keys.delete(hash);
+    }
+  }
+
+  /** A user changed (status, group, deletion): re-read it if cached. */
+  async invalidateUser(userId: number): Promise<void> {
+    this.generation++;
+    if (!this.users.has(userId)) return;
+    const [row] = await this.repository.findUsers([userId]);
+    this.users.set(userId, row ? toUserRecord(row) : null);
+  }
+
+  cachedTokenIds(): number[] {
+    return [...this.keys.values()].map((key) => key.id);
+  }
+
+  cachedUserIds(): number[] {
+    return [...this.users.keys()];
+  }
+
+  /** Limited keys in the cache (their balances are mirrored in Redis). */
+  limitedTokenIds(): number[] {
+    return [...this.keys.values()].filter((key) => !key.unlimitedQuota).map((key) => key.id);
+  }
+
+  /** Safety net behind the invalidation messages: re-reads every cached key and user. */
+  async refreshAll(): Promise<void> {
+    this.generation++;
+    const tokenIds = this.cachedTokenIds();
+    const userIds = this.cachedUserIds();
+    const [tokens, users] = await Promise.all([
+      tokenIds.length ? this.repository.findTokens(tokenIds) : Promise.resolve([]),
+      userIds.length ? this.repository.findUsers(userIds) : Promise.resolve([]),
+    ]);
+    const freshTokens = new Map(tokens.map((row) => [row.keyHash, toKeyRecord(row)]));
+    for (const hash of [...this.keys.keys()]) {
+      const fresh = freshTokens.get(hash);
+      if (fresh) this.keys.set(hash, fresh);
+      else this.keys.delete(hash);
+    }
+    const freshUsers = new Map(users.map((row) => [row.id, toUserRecord(row)]));
+    for (const id of userIds) this.users.set(id, freshUsers.get(id) ?? null);
+    this.unknownUntil.clear();
+  }
+}

@@ -1,0 +1,22 @@
+import { AppError } from '@modelgate/errors';
+import express, { type Request, type RequestHandler } from 'express';
+
+const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/**
+ * Reads the body as bytes (after the key check), up to MAX_REQUEST_BODY_MB: the relay parses it
+ * once itself and, where the contract says so, forwards these exact bytes.
+ */
+export function rawBody(maxBodyMb: number): RequestHandler {
+  return express.raw({ type: () => true, limit: maxBodyMb * 1024 * 1024 });
+}
+
+/** The raw body of a JSON request; 400 `invalid_json` for another content type or no body. */
+export function jsonBytes(req: Request): Buffer {
+  if (!JSON_CONTENT_TYPE.test(req.headers['content-type'] ?? '')) {
+    throw new AppError('invalid_json', 'request body must be JSON (Content-Type: application/json)');
+  }
+  const body: unknown = req.body;
+  if (!Buffer.isBuffer(body) || body.length === 0) throw new AppError('invalid_json', 'request body is empty');
+  return body;
+}

@@ -1,0 +1,166 @@
+import type { Response } from 'express';
+import { AppError } from '@modelgate/errors';
+import { classifyUpstreamError, UpstreamFailure, type UpstreamResponse } from '../upstream/client';
+import { type SseEvent, SseParser } from '../upstream/sse';
+
+/** What a dialect does with the events of one upstream stream. */
+export interface StreamDialect {
+  /**
+   * One upstream event: the text to write to the client now, null to write nothing, or a thrown
+   * StreamEventError when the event reports a failure (malformed, an error object).
+   */
+  onEvent(event: SseEvent): string | null;
+  /** True once the upstream said it is done (`[DONE]`); later bytes are ignored. */
+  readonly done: boolean;
+  /** Written after the last event of a stream that ended normally. */
+  tail(): string;
+  /** Written when the upstream fails after the client got its first byte. */
+  errorTail(error: AppError): string;
+}
+
+export class StreamEventError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StreamEventError';
+  }
+}
+
+export interface StreamResult {
+  /** Milliseconds from the request's start to the first byte sent to the client. */
+  firstByteMs: number | null;
+  /** The client left mid-stream. */
+  clientAborted: boolean;
+  /** The upstream failed after the first byte (reported to the client in-stream). */
+  failure: AppError | undefined;
+}
+
+const SSE_HEADERS = {
+  'Content-Type': 'text/event-stream',
+  'Cache-Control': 'no-cache',
+  'X-Accel-Buffering': 'no',
+};
+
+/** Resolves when the client can take more (or is gone): a slow reader slows the upstream read. */
+function drained(res: Response): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+function failureOf(err: unknown): AppError {
+  if (err instanceof StreamEventError) return new AppError('upstream_error', err.message);
+  const failure = err instanceof UpstreamFailure ? err : classifyUpstreamError(err);
+  return failure.kind === 'timeout'
+    ? new AppError('upstream_timeout', 'upstream stream stalled')
+    : new AppError('upstream_error', 'upstream stream failed');
+}
+
+/**
+ * Relays an upstream SSE body event by event. The client's response starts with the first event,
+ * so a failure before it is thrown (and may be retried on another channel); after it, failures end
+ * the stream with the dialect's error event. While the client cannot take more, the upstream body
+ * is paused, so a slow reader slows the upstream and memory stays bounded.
+ */
+export function relayEventStream(
+  upstream: UpstreamResponse,
+  res: Response,
+  signal: AbortSignal,
+  dialect: StreamDialect,
+  startedAt: number,
+): Promise<StreamResult> {
+  const body = upstream.body;
+  const parser = new SseParser();
+  const result: StreamResult = { firstByteMs: null, clientAborted: false, failure: undefined };
+
+  return new Promise<StreamResult>((resolve, reject) => {
+    let finished = false;
+    let waiting = false;
+
+    const write = (text: string): boolean => {
+      if (result.firstByteMs === null) {
+        res.writeHead(200, SSE_HEADERS);
+        result.firstByteMs = Date.now() - startedAt;
+      }
+      return res.write(text);
+    };
+    const handle = (events: SseEvent[]): boolean => {
+      let more = true;
+      for (const event of events) {
+        if (dialect.done) break;
+        const text = dialect.onEvent(event);
+        if (text) more = write(text) && more;
+      }
+      return more;
+    };
+    const complete = () => {
+      if (finished) return;
+      finished = true;
+      if (result.firstByteMs === null && !dialect.done) {
+        body.destroy();
+        reject(new UpstreamFailure('reset', 'upstream stream ended before its first event'));
+        return;
+      }
+      write(dialect.tail());
+      res.end();
+      // The rest of the body (normally nothing after [DONE]) is drained so the connection is reused.
+      resolve(result);
+    };
+    const fail = (err: unknown) => {
+      if (finished) return;
+      finished = true;
+      body.destroy();
+      if (signal.aborted) {
+        result.clientAborted = true;
+        resolve(result);
+      } else if (result.firstByteMs === null) {
+        reject(err instanceof StreamEventError ? new UpstreamFailure('other', err.message) : classifyUpstreamError(err, signal));
+      } else {
+        result.failure = failureOf(err);
+        write(dialect.errorTail(result.failure));
+        res.end();
+        resolve(result);
+      }
+    };
+
+    body.on('data', (chunk: Buffer) => {
+      if (finished) return;
+      let more: boolean;
+      try {
+        more = handle(parser.push(chunk));
+      } catch (err) {
+        fail(err);
+        return;
+      }
+      if (dialect.done) {
+        complete();
+      } else if (!more && !waiting) {
+        waiting = true;
+        body.pause();
+        void drained(res).then(() => {
+          waiting = false;
+          if (!finished && !signal.aborted) body.resume();
+        });
+      }
+    });
+    body.on('end', () => {
+      if (finished) return;
+      try {
+        handle(parser.end());
+      } catch (err) {
+        fail(err);
+        return;
+      }
+      complete();
+    });
+    body.on('error', fail);
+    const onAbort = () => fail(new UpstreamFailure('aborted', 'client closed the request'));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

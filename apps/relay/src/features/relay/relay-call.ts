@@ -1,0 +1,47 @@
+import type { Response } from 'express';
+import type { ChannelKind, ChannelRecord } from '../channels/channel-cache';
+import type { UpstreamResponse } from '../upstream/client';
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/** What reached the client, and what it is billed for. */
+export interface Delivery {
+  usage: Usage;
+  firstByteMs: number | null;
+  /** false: nothing billable reached the client (it left first, or a cut stream generated nothing). */
+  billable: boolean;
+}
+
+export interface DeliveryContext {
+  res: Response;
+  /** Aborted when the client disconnects. */
+  signal: AbortSignal;
+  startedAt: number;
+  channel: ChannelRecord;
+}
+
+/**
+ * One dialect's request, as the routing and billing pipeline sees it: how to ask a channel, and
+ * how to hand a successful upstream answer to the client.
+ */
+export interface RelayCall {
+  kind: ChannelKind;
+  /** The model the client asked for (prices, allow-lists, routing, what the client sees). */
+  model: string;
+  stream: boolean;
+  /** Reserved before the call (CONTRACT 2.5). */
+  estimate: Usage;
+  upstreamRequest(channel: ChannelRecord, upstreamModel: string): {
+    path: string;
+    headers: Record<string, string>;
+    body: Buffer | string;
+  };
+  /**
+   * Sends a 2xx upstream answer to the client. Throws UpstreamFailure only before the client got
+   * any byte (the pipeline may then try another channel).
+   */
+  deliver(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery>;
+}

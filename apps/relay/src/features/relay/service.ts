@@ -1,0 +1,184 @@
+import { AppError } from '@modelgate/errors';
+import { describeError } from '@modelgate/http';
+import type { Logger } from '@modelgate/logger';
+import type { CacheInvalidation } from '@modelgate/schemas';
+import type { Request, Response } from 'express';
+import type { BalanceMirror, BillingAccount } from '../billing/balances';
+import { chargeFor, type Price, priceFor } from '../billing/pricing';
+import type { ChannelCache, ChannelPlan, ChannelRecord } from '../channels/channel-cache';
+import type { ChannelRepository } from '../channels/repository';
+import { type AuthContext, checkAllowLists } from '../keys/authenticate';
+import type { OptionsCache } from '../options/options-cache';
+import { readBody, UpstreamFailure, type UpstreamClient } from '../upstream/client';
+import type { Delivery, RelayCall } from './relay-call';
+import { disablingReason, maskUpstreamText, UpstreamHttpError, upstreamErrorOf } from './upstream-errors';
+
+/** The client disconnected: nothing more is sent, nothing is charged. */
+export class ClientGone extends Error {
+  constructor() {
+    super('client closed the request');
+    this.name = 'ClientGone';
+  }
+}
+
+export interface RelayServiceDeps {
+  channels: ChannelCache;
+  channelRepository: ChannelRepository;
+  options: OptionsCache;
+  balances: BalanceMirror;
+  upstream: UpstreamClient;
+  publish: (message: CacheInvalidation) => Promise<unknown>;
+  logger: Logger;
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * The pipeline every relayed call goes through (CONTRACT 1.3 order): allow-lists, channel, price,
+ * reservation, upstream attempts with retries, then settlement of the actual charge.
+ */
+export class RelayService {
+  private sequence = 0;
+
+  constructor(private readonly deps: RelayServiceDeps) {}
+
+  async relay(req: Request, res: Response, auth: AuthContext, call: RelayCall): Promise<void> {
+    const startedAt = Date.now();
+    checkAllowLists(auth, call.model, req.ip);
+    const plan = this.deps.channels.plan(call.kind, auth.group, call.model);
+    const price = priceFor(this.deps.options.values, call.model, auth.group);
+    const reserved = chargeFor(price, call.estimate.promptTokens, call.estimate.completionTokens);
+    const account: BillingAccount = { userId: auth.user.id, tokenId: auth.key.id, limitedToken: !auth.key.unlimitedQuota };
+    await this.deps.balances.reserve(account, reserved);
+
+    const controller = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    let outcome: { channel: ChannelRecord; delivery: Delivery };
+    try {
+      outcome = await this.attempt(plan, call, res, controller.signal, startedAt);
+    } catch (err) {
+      await this.release(account, reserved);
+      throw err;
+    }
+    if (!outcome.delivery.billable) {
+      await this.release(account, reserved);
+      return;
+    }
+    await this.settle(req, auth, account, call, price, reserved, outcome.channel, outcome.delivery, startedAt);
+  }
+
+  /** Tries channels in routing order; retries only failures that happened before the client got a byte. */
+  private async attempt(
+    plan: ChannelPlan,
+    call: RelayCall,
+    res: Response,
+    signal: AbortSignal,
+    startedAt: number,
+  ): Promise<{ channel: ChannelRecord; delivery: Delivery }> {
+    const attempts = 1 + this.deps.options.values.RetryTimes;
+    let lastError: Error | undefined;
+    for (let attempt = 0; attempt < attempts; attempt++) {
+      const channel = plan.next();
+      if (!channel) break;
+      const request = call.upstreamRequest(channel, channel.modelMapping.get(call.model) ?? call.model);
+      try {
+        const upstream = await this.deps.upstream.post({ origin: channel.origin, ...request, signal });
+        if (upstream.statusCode < 200 || upstream.statusCode >= 300) {
+          lastError = await this.rejected(channel, upstream.statusCode, await readBody(upstream, signal).catch(() => EMPTY), signal);
+          continue;
+        }
+        return { channel, delivery: await call.deliver(upstream, { res, signal, startedAt, channel }) };
+      } catch (err) {
+        if (!(err instanceof UpstreamFailure)) throw err;
+        if (err.kind === 'aborted' || signal.aborted) throw new ClientGone();
+        this.deps.logger.warn({ channelId: channel.id, failure: err.kind }, 'upstream attempt failed');
+        if (err.kind === 'timeout') throw new AppError('upstream_timeout', 'the upstream did not answer in time');
+        this.deps.channels.coolDown(channel.id);
+        lastError = new AppError('upstream_error', `the upstream failed on every attempt (last: ${err.message})`);
+      }
+    }
+    throw lastError ?? new AppError('no_available_channel', `no channel is available for model ${call.model} right now`);
+  }
+
+  /**
+   * A non-2xx answer: disables the channel when it is unusable (auto_ban), cools it down on a
+   * transient failure and returns the error to retry with; throws what must reach the client as is.
+   */
+  private async rejected(channel: ChannelRecord, status: number, body: Buffer, signal: AbortSignal): Promise<Error> {
+    if (signal.aborted) throw new ClientGone();
+    this.deps.logger.warn({ channelId: channel.id, status }, 'upstream answered with an error');
+    const error = upstreamErrorOf(body);
+    const reason = disablingReason(status, error, channel.kind);
+    if (reason && channel.autoBan) await this.disable(channel, reason, error?.message);
+    const relayed = new UpstreamHttpError(status, error, channel);
+    if (status !== 429 && status < 500) throw relayed;
+    if (!reason) this.deps.channels.coolDown(channel.id);
+    return status === 429 ? relayed : new AppError('upstream_error', `the upstream failed on every attempt (last: HTTP ${status})`);
+  }
+
+  /** auto_ban: status 3 with reason and time in the database, out of routing here and (via pub/sub) everywhere. */
+  private async disable(channel: ChannelRecord, reason: string, upstreamMessage: unknown): Promise<void> {
+    const detail = typeof upstreamMessage === 'string' ? `${reason}: ${maskUpstreamText(upstreamMessage, channel)}` : reason;
+    this.deps.channels.markDisabled(channel.id);
+    try {
+      if (await this.deps.channelRepository.disableAutomatically(channel.id, detail)) {
+        this.deps.logger.warn({ channelId: channel.id, reason }, 'channel disabled automatically');
+        await this.deps.publish({ kind: 'channels' });
+      }
+    } catch (err) {
+      this.deps.logger.error({ channelId: channel.id, err: describeError(err) }, 'could not record the disabled channel');
+    }
+  }
+
+  private async release(account: BillingAccount, reserved: number): Promise<void> {
+    try {
+      await this.deps.balances.release(account, reserved);
+    } catch (err) {
+      this.deps.logger.error({ err: describeError(err) }, 'could not release a reservation');
+    }
+  }
+
+  private async settle(
+    req: Request,
+    auth: AuthContext,
+    account: BillingAccount,
+    call: RelayCall,
+    price: Price,
+    reserved: number,
+    channel: ChannelRecord,
+    delivery: Delivery,
+    startedAt: number,
+  ): Promise<void> {
+    const { promptTokens, completionTokens } = delivery.usage;
+    const now = Date.now();
+    this.sequence += 1;
+    try {
+      await this.deps.balances.settle(account, reserved, {
+        id: `${this.deps.balances.instanceId}:${this.sequence}`,
+        userId: auth.user.id,
+        username: auth.user.username,
+        tokenId: auth.key.id,
+        tokenName: auth.key.name,
+        limitedToken: account.limitedToken,
+        model: call.model,
+        channelId: channel.id,
+        quota: chargeFor(price, promptTokens, completionTokens),
+        promptTokens,
+        completionTokens,
+        useTimeMs: now - startedAt,
+        firstByteMs: delivery.firstByteMs,
+        isStream: call.stream,
+        requestId: req.requestId,
+        createdAt: now,
+        group: auth.group,
+        modelRatio: price.modelRatio,
+        completionRatio: price.completionRatio,
+        groupRatio: price.groupRatio,
+      });
+    } catch (err) {
+      this.deps.logger.error({ requestId: req.requestId, err: describeError(err) }, 'could not settle a charge');
+    }
+  }
+}

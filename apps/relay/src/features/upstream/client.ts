@@ -1,0 +1,105 @@
+import { Agent, type Dispatcher } from 'undici';
+
+export interface UpstreamTimeouts {
+  connectMs: number;
+  /** Until response headers arrive. */
+  firstByteMs: number;
+  /** Between two body chunks. */
+  idleMs: number;
+}
+
+export interface UpstreamRequest {
+  origin: string;
+  path: string;
+  headers: Record<string, string>;
+  body: Buffer | string;
+  signal: AbortSignal;
+}
+
+export type UpstreamResponse = Dispatcher.ResponseData;
+
+/**
+ * Why an upstream call failed, as routing needs it: `connect` and `reset` may move to another
+ * channel (the request did not complete), `timeout` answers 504, `aborted` means our client left.
+ */
+export type UpstreamFailureKind = 'connect' | 'reset' | 'timeout' | 'aborted' | 'other';
+
+export class UpstreamFailure extends Error {
+  constructor(readonly kind: UpstreamFailureKind, message: string) {
+    super(message);
+    this.name = 'UpstreamFailure';
+  }
+}
+
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/** Maps undici / socket errors to a failure kind; `signal` tells apart our own abort. */
+export function classifyUpstreamError(err: unknown, signal?: AbortSignal): UpstreamFailure {
+  if (err instanceof UpstreamFailure) return err;
+  if (signal?.aborted) return new UpstreamFailure('aborted', 'client closed the request');
+  const code = (err as { code?: unknown } | null)?.code;
+  const causeCode = (err as { cause?: { code?: unknown } } | null)?.cause?.code;
+  const codes = [code, causeCode].filter((c): c is string => typeof c === 'string');
+  if (codes.some((c) => TIMEOUT_CODES.has(c))) return new UpstreamFailure('timeout', 'upstream timed out');
+  if (codes.some((c) => CONNECT_CODES.has(c))) return new UpstreamFailure('connect', 'cannot connect to upstream');
+  if (codes.some((c) => RESET_CODES.has(c))) return new UpstreamFailure('reset', 'upstream closed the connection');
+  return new UpstreamFailure('other', 'upstream request failed');
+}
+
+/**
+ * Keep-alive connection pools to the model providers (one undici Pool per origin). Connect,
+ * first-byte and idle deadlines are enforced by undici itself, per request.
+ */
+export class UpstreamClient {
+  private readonly agent: Agent;
+
+  constructor(private readonly timeouts: UpstreamTimeouts) {
+    this.agent = new Agent({
+      connect: { timeout: timeouts.connectMs },
+      headersTimeout: timeouts.firstByteMs,
+      bodyTimeout: timeouts.idleMs,
+      keepAliveTimeout: 30_000,
+      keepAliveMaxTimeout: 120_000,
+    });
+  }
+
+  async post(request: UpstreamRequest): Promise<UpstreamResponse> {
+    try {
+      return await this.agent.request({
+        origin: request.origin,
+        path: request.path,
+        method: 'POST',
+        headers: request.headers,
+        body: request.body,
+        signal: request.signal,
+        headersTimeout: this.timeouts.firstByteMs,
+        bodyTimeout: this.timeouts.idleMs,
+      });
+    } catch (err) {
+      throw classifyUpstreamError(err, request.signal);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
+
+/** Reads a whole upstream body (for non-streamed answers and error bodies). */
+export async function readBody(response: UpstreamResponse, signal: AbortSignal): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  try {
+    for await (const chunk of response.body) chunks.push(chunk as Buffer);
+  } catch (err) {
+    throw classifyUpstreamError(err, signal);
+  }
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+}
+
+/** Drains and discards a body we do not use, so the socket can return to the pool. */
+export function discardBody(response: UpstreamResponse): void {
+  response.body.resume();
+  response.body.on('error', () => undefined);
+}

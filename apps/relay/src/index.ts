@@ -1,0 +1,30 @@
+import { createPrismaClient } from '@modelgate/db';
+import { runService } from '@modelgate/http';
+import { createLogger } from '@modelgate/logger';
+import { Redis } from 'ioredis';
+import { loadRelayEnv } from './env';
+import { createRelay } from './relay';
+
+async function main() {
+  const env = loadRelayEnv();
+  const logger = createLogger({ service: 'relay', level: env.LOG_LEVEL });
+  const prisma = createPrismaClient({ databaseUrl: env.DATABASE_URL, maxConnections: env.DATABASE_POOL_SIZE });
+  const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1 });
+  redis.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis error'));
+  const relay = createRelay({ env, logger, prisma, redis });
+  await relay.start();
+  await runService(relay.app, {
+    name: 'relay',
+    logger,
+    port: env.RELAY_PORT,
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    // After the HTTP drain: every settled charge is written before the process exits.
+    closers: [() => relay.close(), () => prisma.$disconnect(), () => redis.quit()],
+  });
+}
+
+main().catch((err: unknown) => {
+  // No stack: the first line says what is wrong (database unreachable, bad configuration...).
+  process.stderr.write(`[relay] cannot start: ${err instanceof Error ? err.message.split('\n', 1)[0] : String(err)}\n`);
+  process.exit(1);
+});

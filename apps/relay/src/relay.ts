@@ -1,0 +1,91 @@
+import { publishCacheInvalidation } from '@modelgate/queue';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { PrismaClient } from '@modelgate/db';
+import type { Logger } from '@modelgate/logger';
+import type { CacheInvalidation } from '@modelgate/schemas';
+import type { Express } from 'express';
+import type { Redis } from 'ioredis';
+import { createRelayApp } from './app';
+import type { RelayEnv } from './env';
+import { BalanceMirror } from './features/billing/balances';
+import { LedgerWriter } from './features/billing/ledger-writer';
+import { billingKeys, withBillingScripts } from './features/billing/redis-scripts';
+import { LedgerRepository } from './features/billing/repository';
+import { CacheSync } from './features/cache-sync/subscriber';
+import { ChannelCache } from './features/channels/channel-cache';
+import { ChannelRepository } from './features/channels/repository';
+import { KeyCache } from './features/keys/key-cache';
+import { KeyRepository } from './features/keys/repository';
+import { OptionsCache } from './features/options/options-cache';
+import { OptionRepository } from './features/options/repository';
+import { RelayService } from './features/relay/service';
+import { UpstreamClient } from './features/upstream/client';
+
+export interface RelayInfra {
+  env: RelayEnv;
+  logger: Logger;
+  prisma: PrismaClient;
+  redis: Redis;
+}
+
+/** The relay's parts, wired; `start()` loads caches and starts the background work, `close()` stops it. */
+export interface Relay {
+  app: Express;
+  keys: KeyCache;
+  channels: ChannelCache;
+  options: OptionsCache;
+  ledger: LedgerWriter;
+  cacheSync: CacheSync;
+  start(): Promise<void>;
+  /** Stops background work, writes every queued charge, closes upstream connections. */
+  close(): Promise<void>;
+}
+
+export function createRelay({ env, logger, prisma, redis }: RelayInfra): Relay {
+  const billingRedis = withBillingScripts(redis);
+  const keysOfBilling = billingKeys(env.REDIS_PREFIX);
+  const instanceId = `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const ledgerRepository = new LedgerRepository(prisma, `${env.REDIS_PREFIX}ledger`);
+
+  const keys = new KeyCache(new KeyRepository(prisma));
+  const channelRepository = new ChannelRepository(prisma);
+  const channels = new ChannelCache(channelRepository, env.CRYPTO_SECRET, env.CHANNEL_COOLDOWN_MS, logger);
+  const options = new OptionsCache(new OptionRepository(prisma));
+  const balances = new BalanceMirror(billingRedis, keysOfBilling, ledgerRepository, instanceId);
+  const ledger = new LedgerWriter(
+    billingRedis,
+    keysOfBilling,
+    ledgerRepository,
+    instanceId,
+    { flushIntervalMs: env.LEDGER_FLUSH_INTERVAL_MS, batchSize: env.LEDGER_BATCH_SIZE },
+    logger,
+  );
+  const upstream = new UpstreamClient({
+    connectMs: env.UPSTREAM_CONNECT_TIMEOUT_MS,
+    firstByteMs: env.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
+    idleMs: env.UPSTREAM_IDLE_TIMEOUT_MS,
+  });
+  const publish = (message: CacheInvalidation) => publishCacheInvalidation(redis, env.REDIS_PREFIX, message);
+  const relay = new RelayService({ channels, channelRepository, options, balances, upstream, publish, logger });
+  const cacheSync = new CacheSync({ keys, channels, options, ledger, logger });
+  const app = createRelayApp({ logger, prisma, redis, keys, channels, relay, maxBodyMb: env.MAX_REQUEST_BODY_MB });
+
+  return {
+    app,
+    keys,
+    channels,
+    options,
+    ledger,
+    cacheSync,
+    async start() {
+      await cacheSync.start(redis, env.REDIS_PREFIX, env.CACHE_REFRESH_INTERVAL_MS);
+      await ledger.start();
+    },
+    async close() {
+      await cacheSync.stop();
+      await ledger.stop();
+      await upstream.close();
+    },
+  };
+}

@@ -1,0 +1,262 @@
+// CONTRACT 2.5: reservations that never overdraw, settlement through the batched ledger, and a
+// Redis mirror that follows the account service's balance changes.
+import { randomUUID } from 'node:crypto';
+import { CACHE_INVALIDATION_CHANNEL } from '@modelgate/schemas';
+import { createApiKey, redisPrefix } from '@modelgate/testing';
+import { type FakeUpstream, startFakeUpstream } from '@modelgate/testing/fake-upstream';
+import type { LedgerEntry } from '../src/features/billing/ledger-entry';
+import { LedgerRepository } from '../src/features/billing/repository';
+import {
+  consumeLogs,
+  createCustomer,
+  type Customer,
+  eventually,
+  MODEL,
+  openAiChannel,
+  openAiClient,
+  type RelayHarness,
+  setUnitPrices,
+  startRelay,
+} from './harness';
+
+let harness: RelayHarness;
+let upstream: FakeUpstream;
+
+beforeAll(async () => {
+  upstream = await startFakeUpstream();
+  harness = await startRelay();
+});
+
+afterAll(async () => {
+  await harness.close();
+  await upstream.close();
+});
+
+beforeEach(async () => {
+  upstream.setMode('ok', { chunks: 5, chunkDelayMs: 0 });
+  upstream.requests.length = 0;
+  await harness.reset();
+  await setUnitPrices(harness.prisma);
+  await openAiChannel(harness.prisma, upstream.url);
+  await harness.reloadCaches();
+});
+
+/** Each request costs exactly its reservation: 5 prompt + 5 completion tokens = 10 quota. */
+const TEN_QUOTA_REQUEST = { model: MODEL, prompt: [1, 2, 3, 4, 5], max_tokens: 5 };
+
+/** For every user: quota = sum of its log deltas; used_quota and request_count match its consume rows. */
+async function expectLedgerInvariant(): Promise<void> {
+  const users = await harness.prisma.user.findMany();
+  for (const user of users) {
+    const logs = await harness.prisma.log.findMany({ where: { userId: user.id } });
+    const consume = logs.filter((l) => l.type === 2);
+    expect(user.quota).toBe(logs.reduce((sum, l) => sum + l.quota, 0n));
+    expect(user.usedQuota).toBe(-consume.reduce((sum, l) => sum + l.quota, 0n));
+    expect(user.requestCount).toBe(BigInt(consume.length));
+  }
+}
+
+async function postCompletion(customer: Customer, body: unknown): Promise<number> {
+  const response = await fetch(`${harness.url}/v1/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${customer.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+describe('billing', () => {
+  it('lets exactly 100 of 200 concurrent requests through on a key funded for 100, never below 0', async () => {
+    const customer = await createCustomer(harness.prisma, { quota: 100_000, remainQuota: 1_000 });
+    const statuses = await Promise.all(Array.from({ length: 200 }, () => postCompletion(customer, TEN_QUOTA_REQUEST)));
+    expect(statuses.filter((s) => s === 200)).toHaveLength(100);
+    expect(statuses.filter((s) => s !== 200).every((s) => s === 401 || s === 403)).toBe(true);
+    expect(upstream.requests).toHaveLength(100);
+
+    await harness.relay.ledger.flush();
+    const token = await harness.prisma.token.findUniqueOrThrow({ where: { id: customer.tokenId } });
+    expect(token.remainQuota).toBe(0n);
+    expect(token.usedQuota).toBe(1_000n);
+    const user = await harness.prisma.user.findUniqueOrThrow({ where: { id: customer.userId } });
+    expect(user.quota).toBe(99_000n);
+    expect(await consumeLogs(harness.prisma)).toHaveLength(100);
+    await expectLedgerInvariant();
+  });
+
+  it('holds the user balance the same way across several keys', async () => {
+    const customer = await createCustomer(harness.prisma, { quota: 250 });
+    const { key: secondKey } = await createApiKey(harness.prisma, customer.userId, { unlimitedQuota: true });
+    const other: Customer = { ...customer, key: secondKey };
+    const statuses = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => postCompletion(i % 2 ? customer : other, TEN_QUOTA_REQUEST)),
+    );
+    expect(statuses.filter((s) => s === 200)).toHaveLength(25);
+    await harness.relay.ledger.flush();
+    expect((await harness.prisma.user.findUniqueOrThrow({ where: { id: customer.userId } })).quota).toBe(0n);
+    await expectLedgerInvariant();
+  });
+
+  it('keeps the ledger invariant after a burst of mixed traffic', async () => {
+    const customers = await Promise.all([
+      createCustomer(harness.prisma, { quota: 5_000 }),
+      createCustomer(harness.prisma, { quota: 3_000, remainQuota: 400 }),
+      createCustomer(harness.prisma, { quota: 80 }),
+    ]);
+    const client = (c: Customer) => openAiClient(harness, c.key);
+    const calls: Promise<unknown>[] = [];
+    for (let i = 0; i < 90; i++) {
+      const customer = customers[i % 3];
+      const mode = i % 10 === 0 ? 'error500' : i % 7 === 0 ? 'noUsage' : 'ok';
+      const stream = i % 2 === 0;
+      calls.push(
+        client(customer)
+          .completions.create({ model: MODEL, prompt: [1, 2, 3], max_tokens: 4, stream, fake_mode: mode } as never)
+          .then(async (result) => {
+            if (stream) for await (const _chunk of result as unknown as AsyncIterable<unknown>) { /* drain */ }
+          })
+          .catch(() => undefined),
+      );
+    }
+    await Promise.all(calls);
+    await harness.relay.ledger.flush();
+    const logs = await consumeLogs(harness.prisma);
+    expect(logs.length).toBeGreaterThan(30);
+    for (const log of logs) expect(log.quota).toBe(BigInt(-(log.promptTokens + log.completionTokens)));
+    await expectLedgerInvariant();
+    const channel = await harness.prisma.channel.findFirstOrThrow();
+    expect(channel.usedQuota).toBe(-logs.reduce((sum, l) => sum + l.quota, 0n));
+    for (const user of await harness.prisma.user.findMany()) expect(user.quota).toBeGreaterThanOrEqual(0n);
+  });
+
+  it('follows account-service balance changes announced on the invalidation channel', async () => {
+    const customer = await createCustomer(harness.prisma, { quota: 15 });
+    const client = openAiClient(harness, customer.key);
+    await client.completions.create(TEN_QUOTA_REQUEST);
+    await expect(client.completions.create(TEN_QUOTA_REQUEST)).rejects.toMatchObject({ status: 403 });
+
+    // A top-up, as the worker books it: balance and ledger row in one transaction, then the message.
+    await harness.prisma.$transaction([
+      harness.prisma.user.update({ where: { id: customer.userId }, data: { quota: { increment: 100 } } }),
+      harness.prisma.log.create({ data: { userId: customer.userId, type: 1, quota: 100n, content: 'top-up' } }),
+    ]);
+    await harness.redis.publish(
+      `${redisPrefix()}${CACHE_INVALIDATION_CHANNEL}`,
+      JSON.stringify({ kind: 'user', userId: customer.userId }),
+    );
+    await eventually(() => client.completions.create(TEN_QUOTA_REQUEST), 2_000);
+    await harness.relay.ledger.flush();
+    expect((await harness.prisma.user.findUniqueOrThrow({ where: { id: customer.userId } })).quota).toBe(95n);
+    await expectLedgerInvariant();
+  });
+
+  it('never overdraws when an admin lowers a balance below charges not yet written', async () => {
+    const customer = await createCustomer(harness.prisma, { quota: 1_000 });
+    await harness.relay.ledger.stop();
+    try {
+      const client = openAiClient(harness, customer.key);
+      for (let i = 0; i < 3; i++) await client.completions.create(TEN_QUOTA_REQUEST);
+      // Admin edit with its manage row, while 30 quota of charges wait in the queue.
+      await harness.prisma.$transaction([
+        harness.prisma.user.update({ where: { id: customer.userId }, data: { quota: 25 } }),
+        harness.prisma.log.create({ data: { userId: customer.userId, type: 3, quota: -975n, content: 'admin edit' } }),
+      ]);
+    } finally {
+      await harness.relay.ledger.start();
+    }
+    await harness.relay.ledger.flush();
+    const user = await harness.prisma.user.findUniqueOrThrow({ where: { id: customer.userId } });
+    expect(user.quota).toBe(0n);
+    const logs = await consumeLogs(harness.prisma);
+    expect(logs.map((l) => l.quota)).toEqual([-10n, -10n, -5n]);
+    await expectLedgerInvariant();
+
+    await harness.relay.cacheSync.apply({ kind: 'user', userId: customer.userId });
+    await expect(openAiClient(harness, customer.key).completions.create(TEN_QUOTA_REQUEST)).rejects.toMatchObject({ status: 403 });
+  });
+
+  it('writes every queued charge when the relay shuts down', async () => {
+    const customer = await createCustomer(harness.prisma);
+    // Only the second relay's shutdown may write these charges: the first one's writer is paused.
+    await harness.relay.ledger.stop();
+    const second = await startRelay({ LEDGER_FLUSH_INTERVAL_MS: '3600000' });
+    try {
+      await second.reloadCaches();
+      const client = openAiClient(second, customer.key);
+      for (let i = 0; i < 3; i++) await client.completions.create(TEN_QUOTA_REQUEST);
+      expect(await consumeLogs(harness.prisma)).toHaveLength(0);
+    } finally {
+      await second.close();
+      await harness.relay.ledger.start();
+    }
+    expect(await consumeLogs(harness.prisma)).toHaveLength(3);
+    await expectLedgerInvariant();
+  });
+
+  describe('a batch left behind by a writer that died', () => {
+    const prefix = () => redisPrefix();
+
+    async function leaveBatch(customer: Customer, written: boolean): Promise<LedgerEntry> {
+      const entry: LedgerEntry = {
+        id: `dead-writer:${randomUUID()}`,
+        userId: customer.userId,
+        username: 'someone',
+        tokenId: customer.tokenId,
+        tokenName: 'key',
+        limitedToken: false,
+        model: MODEL,
+        channelId: (await harness.prisma.channel.findFirstOrThrow()).id,
+        quota: 40,
+        promptTokens: 20,
+        completionTokens: 20,
+        useTimeMs: 5,
+        firstByteMs: 2,
+        isStream: false,
+        requestId: randomUUID(),
+        createdAt: Date.now(),
+        group: 'default',
+        modelRatio: 1,
+        completionRatio: 1,
+        groupRatio: 1,
+      };
+      // The mirror as the settle step leaves it: charge pending.
+      await harness.redis.hincrby(`${prefix()}bal:u:${customer.userId}`, 'pending', 40);
+      if (written) {
+        await new LedgerRepository(harness.prisma, `${prefix()}ledger`).writeBatch([entry]);
+      }
+      await harness.redis.rpush(`${prefix()}ledger:processing`, JSON.stringify(entry));
+      await harness.redis.set(`${prefix()}ledger:batch`, 'dead-batch');
+      return entry;
+    }
+
+    it.each([true, false])('is written exactly once (already committed: %s)', async (committed) => {
+      const customer = await createCustomer(harness.prisma, { quota: 1_000 });
+      await openAiClient(harness, customer.key).completions.create(TEN_QUOTA_REQUEST);
+      await harness.relay.ledger.flush();
+      await harness.relay.ledger.stop();
+      try {
+        await leaveBatch(customer, committed);
+      } finally {
+        await harness.relay.ledger.start();
+      }
+      await harness.relay.ledger.flush();
+      const logs = await consumeLogs(harness.prisma);
+      expect(logs.map((l) => l.quota)).toEqual([-10n, -40n]);
+      expect((await harness.prisma.user.findUniqueOrThrow({ where: { id: customer.userId } })).quota).toBe(950n);
+      await expectLedgerInvariant();
+
+      // The mirror agrees with the database: 950 available, so a 950 reservation passes and 951 would not.
+      const mirror = await harness.redis.hgetall(`${prefix()}bal:u:${customer.userId}`);
+      expect(Number(mirror.db) - Number(mirror.pending)).toBe(950);
+    });
+  });
+
+  it('drops the holds of a relay instance that vanished mid-request', async () => {
+    const customer = await createCustomer(harness.prisma, { quota: 100 });
+    await openAiClient(harness, customer.key).completions.create(TEN_QUOTA_REQUEST);
+    await harness.redis.hset(`${redisPrefix()}bal:u:${customer.userId}`, 'h:crashed-instance', 90);
+    await expect(openAiClient(harness, customer.key).completions.create(TEN_QUOTA_REQUEST)).rejects.toMatchObject({ status: 403 });
+    await harness.relay.cacheSync.refreshAll();
+    await openAiClient(harness, customer.key).completions.create(TEN_QUOTA_REQUEST);
+  });
+});
