@@ -278,6 +278,17 @@ describe('profile', () => {
     expectFailure(old, 401, 'invalid_credentials');
   });
 
+  it('a password change ends every other session of the user but keeps the one that made it', async () => {
+    const { agent: laptop, username } = await loggedInUser(account);
+    const { agent: phone } = await logIn(app, username);
+    expectOk(await phone.get('/api/user/self'));
+    expectOk(await laptop.put('/api/user/self').send({ password: 'new-password-1', original_password: TEST_PASSWORD }));
+    expectFailure(await phone.get('/api/user/self'), 401, 'unauthorized', /password change/);
+    expectOk(await laptop.get('/api/user/self'));
+    const { agent: fresh } = await logIn(app, username, 'new-password-1');
+    expectOk(await fresh.get('/api/user/self'));
+  });
+
   it('PUT /api/user/self refuses an email another user has with 409', async () => {
     await createUser(prisma, { email: 'taken@example.com' });
     const { agent } = await loggedInUser(account);

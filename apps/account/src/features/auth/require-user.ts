@@ -36,15 +36,24 @@ export function hashAccessToken(token: string): string {
   return sha256Hex(token);
 }
 
-/** The id of the caller by access token or by fully logged-in session; undefined when neither holds. */
-async function authenticatedUserId(deps: AccountDeps, req: Request, res: Response): Promise<number | undefined> {
+interface Caller {
+  userId: number;
+  /** Set for session logins: when the session was issued (ms). */
+  sessionIssuedAt?: number;
+}
+
+/** The caller by access token or by fully logged-in session; undefined when neither holds. */
+async function authenticatedCaller(deps: AccountDeps, req: Request, res: Response): Promise<Caller | undefined> {
   const bearer = BEARER.exec(req.headers.authorization ?? '');
-  if (bearer) return findUserIdByAccessTokenHash(deps.prisma, hashAccessToken(bearer[1]));
+  if (bearer) {
+    const userId = await findUserIdByAccessTokenHash(deps.prisma, hashAccessToken(bearer[1]));
+    return userId === undefined ? undefined : { userId };
+  }
   const sessions = sessionStoreOf(deps);
   const session = await sessions.load(req);
   if (!session?.data.userId) return undefined;
   sessions.setCookie(res, session.id);
-  return session.data.userId;
+  return { userId: session.data.userId, sessionIssuedAt: session.data.issuedAt ?? 0 };
 }
 
 /**
@@ -55,14 +64,19 @@ async function authenticatedUserId(deps: AccountDeps, req: Request, res: Respons
 export function requireUser(deps: AccountDeps, minRole = ROLE_USER): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     (async () => {
-      const userId = await authenticatedUserId(deps, req, res);
-      if (userId === undefined) throw new AppError('unauthorized', 'not logged in');
+      const caller = await authenticatedCaller(deps, req, res);
+      if (caller === undefined) throw new AppError('unauthorized', 'not logged in');
+      const { userId } = caller;
       const claimed = req.headers['new-api-user'];
       if (typeof claimed !== 'string' || !USER_ID_HEADER.test(claimed) || Number(claimed) !== userId) {
         throw new AppError('unauthorized', 'New-Api-User header missing or not matching the logged-in user');
       }
-      const user = await findActiveUserById(deps.prisma, userId);
-      if (!user) throw new AppError('unauthorized', 'not logged in');
+      const found = await findActiveUserById(deps.prisma, userId);
+      if (!found) throw new AppError('unauthorized', 'not logged in');
+      const { passwordChangedAt, ...user } = found;
+      if (caller.sessionIssuedAt !== undefined && passwordChangedAt && caller.sessionIssuedAt < passwordChangedAt.getTime()) {
+        throw new AppError('unauthorized', 'session ended by a password change: log in again');
+      }
       if (user.status !== STATUS_ENABLED) throw new AppError('user_disabled', 'user is disabled');
       if (user.role < minRole) throw new AppError('forbidden', 'insufficient role');
       req.user = user;

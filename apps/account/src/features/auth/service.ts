@@ -126,6 +126,12 @@ export async function completeTwoFactorLogin(deps: AccountDeps, req: Request, re
   return loginView(user);
 }
 
+/** Re-issues the caller's session (when it uses one) after a password change voided the old ids. */
+export async function reissueSession(deps: AccountDeps, req: Request, res: Response, userId: number): Promise<void> {
+  const sessions = sessionStoreOf(deps);
+  if (sessions.idFromRequest(req)) await sessions.rotate(req, res, { userId });
+}
+
 export async function logout(deps: AccountDeps, req: Request, res: Response): Promise<void> {
   await sessionStoreOf(deps).destroy(req, res);
 }

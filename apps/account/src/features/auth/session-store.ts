@@ -17,6 +17,8 @@ function cookieValue(header: string | undefined, name: string): string | undefin
 export interface SessionData {
   /** Set once the user is fully logged in. */
   userId?: number;
+  /** When this session id was issued (ms): sessions older than a password change are void. */
+  issuedAt?: number;
   /** Password accepted, second factor still missing: never counts as logged in. */
   pending?: { userId: number; expiresAt: number };
 }
@@ -33,7 +35,7 @@ export interface Session {
 export class SessionStore {
   constructor(
     private readonly redis: Redis,
-    private readonly options: { prefix: string; secret: string; secureCookie: boolean },
+    private readonly options: { prefix: string; secret: string; secureCookie: boolean; now: () => number },
   ) {}
 
   private keyOf(id: string): string {
@@ -72,11 +74,12 @@ export class SessionStore {
   async rotate(req: Request, res: Response, data: SessionData): Promise<Session> {
     const previous = this.idFromRequest(req);
     const id = randomBytes(32).toString('base64url');
-    const multi = this.redis.multi().set(this.keyOf(id), JSON.stringify(data), 'EX', SESSION_TTL_SECONDS);
+    const stored: SessionData = { ...data, issuedAt: this.options.now() };
+    const multi = this.redis.multi().set(this.keyOf(id), JSON.stringify(stored), 'EX', SESSION_TTL_SECONDS);
     if (previous) multi.del(this.keyOf(previous));
     await multi.exec();
     this.setCookie(res, id);
-    return { id, data };
+    return { id, data: stored };
   }
 
   async destroy(req: Request, res: Response): Promise<void> {

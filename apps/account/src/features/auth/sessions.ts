@@ -1,4 +1,5 @@
 import type { AccountDeps } from '../../app';
+import { nowMs } from '../../lib/clock';
 import { SessionStore } from './session-store';
 
 const stores = new WeakMap<AccountDeps, SessionStore>();
@@ -11,6 +12,7 @@ export function sessionStoreOf(deps: AccountDeps): SessionStore {
       prefix: deps.env.REDIS_PREFIX,
       secret: deps.env.SESSION_SECRET,
       secureCookie: deps.env.COOKIE_SECURE,
+      now: () => nowMs(deps),
     });
     stores.set(deps, store);
   }

@@ -4,7 +4,7 @@ import type { Db } from '../../lib/db';
 const authFields = { id: true, username: true, role: true, status: true, group: true } as const;
 
 export async function findActiveUserById(prisma: PrismaClient, id: number) {
-  return prisma.user.findFirst({ where: { id, deletedAt: null }, select: authFields });
+  return prisma.user.findFirst({ where: { id, deletedAt: null }, select: { ...authFields, passwordChangedAt: true } });
 }
 
 export async function findUserIdByAccessTokenHash(prisma: PrismaClient, accessTokenHash: string): Promise<number | undefined> {

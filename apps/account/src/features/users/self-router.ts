@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { AccountDeps } from '../../app';
 import { sendData } from '../../lib/envelope';
 import { currentUser, requireUser } from '../auth/require-user';
+import { reissueSession } from '../auth/service';
 import { emailSchema, passwordSchema } from './fields';
 import { getAffCode, getSelf, issueAccessToken, transferAffQuota, updateSelf } from './service';
 
@@ -26,7 +27,11 @@ export function createSelfRouter(deps: AccountDeps): Router {
     sendData(res, await getSelf(deps, currentUser(req).id));
   });
   router.put('/user/self', user, async (req, res) => {
-    sendData(res, await updateSelf(deps, currentUser(req).id, parseOrThrow(selfUpdateBody, req.body)));
+    const input = parseOrThrow(selfUpdateBody, req.body);
+    const self = await updateSelf(deps, currentUser(req).id, input);
+    // A password change voids every earlier session; the caller's own carries on under a new id.
+    if (input.password !== undefined) await reissueSession(deps, req, res, currentUser(req).id);
+    sendData(res, self);
   });
   router.get('/user/token', user, async (req, res) => {
     sendData(res, await issueAccessToken(deps, currentUser(req).id));

@@ -1,5 +1,6 @@
 import { AppError } from '@modelgate/errors';
 import type { AccountDeps } from '../../app';
+import { nowMs } from '../../lib/clock';
 import { isUniqueViolation } from '../../lib/db';
 import { publishInvalidation } from '../../lib/invalidation';
 import { randomAlphanumeric } from '../../lib/random';
@@ -27,7 +28,7 @@ export interface SelfUpdate {
 }
 
 export async function updateSelf(deps: AccountDeps, userId: number, input: SelfUpdate) {
-  const data: { displayName?: string; email?: string | null; passwordHash?: string } = {};
+  const data: { displayName?: string; email?: string | null; passwordHash?: string; passwordChangedAt?: Date } = {};
   if (input.display_name !== undefined) data.displayName = input.display_name;
   if (input.email !== undefined) data.email = input.email === '' ? null : input.email;
   if (input.password !== undefined) {
@@ -39,6 +40,8 @@ export async function updateSelf(deps: AccountDeps, userId: number, input: SelfU
       throw new AppError('invalid_credentials', 'original_password: wrong password');
     }
     data.passwordHash = await hashPassword(input.password, deps.env.PASSWORD_HASH_MEMORY_KIB);
+    // Every session issued before now stops working; the caller's own is re-issued by the router.
+    data.passwordChangedAt = new Date(nowMs(deps));
   }
   try {
     await updateUser(deps.prisma, userId, data);
