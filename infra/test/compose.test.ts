@@ -6,6 +6,7 @@ import {
   environmentVariablesReadByServices,
   parseDockerfile,
   parseYaml,
+  METRICS_PORTS,
   readRepoFile,
   SERVICE_PORTS,
   SERVICES,
@@ -47,6 +48,8 @@ describe('docker-compose.yml', () => {
     const publishing = Object.entries(services).filter(([, s]) => (s.ports ?? []).length > 0).map(([name]) => name);
     expect(publishing).toEqual(['edge']);
     expect(services.edge.ports).toEqual(['${EDGE_PUBLISHED_PORT:-3000}:3000']);
+    // The edge's metrics listener stays on the project network, for a scraper in the stack.
+    expect(services.edge.environment?.EDGE_METRICS_PORT).toBe(String(METRICS_PORTS.edge));
     for (const service of Object.values(services)) expect(service.network_mode).toBeUndefined();
   });
 

@@ -1,7 +1,7 @@
 // infra/k8s rendered offline by `kubectl kustomize` (kubectl from Debian's kubernetes-client package is
 // enough: .ci/run installs it when missing), then checked object by object.
 import { execFileSync } from 'node:child_process';
-import { envFileKeys, parseYamlDocuments, readRepoFile, repoPath, SERVICE_PORTS, SERVICES } from './support';
+import { envFileKeys, METRICS_PORTS, parseYamlDocuments, readRepoFile, repoPath, SERVICE_PORTS, SERVICES, type ServiceName } from './support';
 
 interface K8sObject {
   apiVersion: string;
@@ -40,7 +40,7 @@ interface Workload extends K8sObject {
   spec: {
     replicas?: number;
     selector?: { matchLabels: Record<string, string> };
-    template: { metadata: { labels: Record<string, string> }; spec: PodSpec };
+    template: { metadata: { labels: Record<string, string>; annotations?: Record<string, string> }; spec: PodSpec };
   };
 }
 
@@ -61,6 +61,12 @@ const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 
 function envValue(container: Container, name: string): string | undefined {
   return container.env?.find((e) => e.name === name)?.value ?? configMap?.data?.[name];
+}
+
+/** The edge serves /metrics on a port of its own besides the public one. */
+function namedPorts(name: ServiceName): { name: string; port: number }[] {
+  const ports = [{ name: 'http', port: SERVICE_PORTS[name] }];
+  return name === 'edge' ? [...ports, { name: 'metrics', port: METRICS_PORTS.edge }] : ports;
 }
 
 function selects(selector: Record<string, string>, labels: Record<string, string>): boolean {
@@ -90,7 +96,7 @@ describe('kubectl kustomize infra/k8s', () => {
 
   it.each(SERVICES)('%s: probes readiness on /readyz and liveness on /healthz of its own port', (name) => {
     const [container] = find<Workload>('Deployment', name).spec.template.spec.containers;
-    expect(container.ports).toEqual([{ name: 'http', containerPort: SERVICE_PORTS[name] }]);
+    expect(container.ports).toEqual(namedPorts(name).map(({ name: portName, port }) => ({ name: portName, containerPort: port })));
     expect(envValue(container, `${name.toUpperCase()}_PORT`)).toBe(String(SERVICE_PORTS[name]));
     expect(container.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'http' });
     expect(container.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'http' });
@@ -144,9 +150,23 @@ describe('kubectl kustomize infra/k8s', () => {
       );
       expect(selects(service.spec.selector, deployment.spec.template.metadata.labels)).toBe(true);
       expect(selects(deployment.spec.selector?.matchLabels ?? {}, deployment.spec.template.metadata.labels)).toBe(true);
-      expect(service.spec.ports).toEqual([{ name: 'http', port: SERVICE_PORTS[deployment.metadata.name as 'edge'], targetPort: 'http' }]);
+      expect(service.spec.ports).toEqual(
+        namedPorts(deployment.metadata.name as ServiceName).map(({ name, port }) => ({ name, port, targetPort: name })),
+      );
     }
     expect(configMap?.data).toMatchObject({ RELAY_URL: 'http://relay:3001', ACCOUNT_URL: 'http://account:3002' });
+  });
+
+  it.each(SERVICES)('%s: pods ask Prometheus to scrape /metrics on the port that serves it', (name) => {
+    const template = find<Workload>('Deployment', name).spec.template;
+    expect(template.metadata.annotations).toEqual({
+      'prometheus.io/scrape': 'true',
+      'prometheus.io/port': String(METRICS_PORTS[name]),
+      'prometheus.io/path': '/metrics',
+    });
+    const [container] = template.spec.containers;
+    expect(container.ports?.map((port) => port.containerPort)).toContain(METRICS_PORTS[name]);
+    if (name === 'edge') expect(envValue(container, 'EDGE_METRICS_PORT')).toBe(String(METRICS_PORTS.edge));
   });
 
   it('autoscales the edge and the relay, which then own their replica counts', () => {

@@ -8,6 +8,8 @@ export const REPO_ROOT = resolve(__dirname, '..', '..');
 export const SERVICES = ['edge', 'relay', 'account', 'worker'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 export const SERVICE_PORTS: Record<ServiceName, number> = { edge: 3000, relay: 3001, account: 3002, worker: 3003 };
+/** Where `/metrics` is served: each service's own port, except the edge's (public) one. */
+export const METRICS_PORTS: Record<ServiceName, number> = { ...SERVICE_PORTS, edge: 9091 };
 
 export function repoPath(...parts: string[]): string {
   return join(REPO_ROOT, ...parts);

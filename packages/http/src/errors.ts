@@ -22,13 +22,23 @@ export function sendError(res: Response, err: AppError, dialect: ErrorDialect, r
   res.status(rendered.status).set(rendered.headers).json(rendered.body);
 }
 
+export interface ErrorHandlerOptions {
+  /** Who the failed request concerned, when the service knows (e.g. `userId`), for its log line. */
+  context?: (req: Request, res: Response) => Record<string, unknown> | undefined;
+}
+
 /** Final Express error handler: maps anything thrown to the dialect of the route. */
-export function errorHandler(logger: Logger, dialect: ErrorDialect | ((req: Request) => ErrorDialect)) {
+export function errorHandler(
+  logger: Logger,
+  dialect: ErrorDialect | ((req: Request) => ErrorDialect),
+  options: ErrorHandlerOptions = {},
+) {
+  const { context } = options;
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const appError = toAppError(err);
     if (appError.status >= 500) {
       logger.error(
-        { requestId: req.requestId, error: describeError(appError.cause ?? err), code: appError.code },
+        { requestId: req.requestId, ...context?.(req, res), error: describeError(appError.cause ?? err), code: appError.code },
         'request failed',
       );
     }

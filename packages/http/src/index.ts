@@ -5,3 +5,4 @@ export * from './health';
 export * from './access-log';
 export * from './server';
 export * from './metrics';
+export * from './metrics-text';

@@ -10,17 +10,47 @@ export interface ServiceMetrics {
   handler: RequestHandler;
 }
 
-/** Low-cardinality route label: the Express route pattern, or a fixed word when nothing matched. */
-function routeLabel(req: Request): string {
-  const pattern = (req.route as { path?: unknown } | undefined)?.path;
-  if (typeof pattern === 'string') return `${req.baseUrl}${pattern}`;
-  return req.path === '/metrics' || req.path === '/healthz' || req.path === '/readyz' ? req.path : 'unmatched';
+export interface ServiceMetricsOptions {
+  /** Process metrics (CPU, memory, event loop, GC). Default true. */
+  defaultMetrics?: boolean;
 }
 
-export function createServiceMetrics(service: string): ServiceMetrics {
+const SLASH = 47;
+
+/** Paths answered outside any router that keep their own label; everything else unmatched is one label. */
+const OWN_LABEL_PATHS = new Set(['/metrics', '/healthz', '/readyz']);
+
+/**
+ * The path a route's router is mounted at. `req.baseUrl` says it while the route runs, but Express
+ * resets it when an error leaves the router, so a 4xx thrown by `/api/user/login` would be labelled
+ * `/user/login`. The mount path is the request path minus as many segments as the route pattern has.
+ */
+function mountPathOf(req: Request, pattern: string): string {
+  if (/[*{(]/.test(pattern)) return req.baseUrl;
+  const url = req.originalUrl;
+  const query = url.indexOf('?');
+  let end = query === -1 ? url.length : query;
+  if (end > 1 && url.charCodeAt(end - 1) === SLASH) end -= 1;
+  // A trailing slash of the pattern (and the root pattern `/`) starts no segment.
+  const patternEnd = pattern.charCodeAt(pattern.length - 1) === SLASH ? pattern.length - 1 : pattern.length;
+  for (let i = 0; i < patternEnd && end > 0; i++) {
+    if (pattern.charCodeAt(i) === SLASH) end = url.lastIndexOf('/', end - 1);
+  }
+  return end > 0 ? url.slice(0, end) : '';
+}
+
+/** Low-cardinality route label: the Express route pattern with its mount path, or a fixed word. */
+function routeLabel(req: Request): string {
+  const path = (req.route as { path?: unknown } | undefined)?.path;
+  const pattern = Array.isArray(path) ? path.join(',') : path;
+  if (typeof pattern === 'string') return `${mountPathOf(req, Array.isArray(path) ? String(path[0]) : pattern)}${pattern}`;
+  return OWN_LABEL_PATHS.has(req.path) ? req.path : 'unmatched';
+}
+
+export function createServiceMetrics(service: string, options: ServiceMetricsOptions = {}): ServiceMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
-  collectDefaultMetrics({ register: registry });
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
   const httpDuration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP requests by route and status (count and latency)',
@@ -28,13 +58,21 @@ export function createServiceMetrics(service: string): ServiceMetrics {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [registry],
   });
+  // Bound children per method, route and status: prom-client's own label lookup sorts and hashes
+  // the label object on every observation.
+  const children = new Map<string, Histogram.Internal<'method' | 'route' | 'status'>>();
   const middleware: RequestHandler = (req: Request, res: Response, next: NextFunction) => {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     res.once('close', () => {
-      httpDuration.observe(
-        { method: req.method, route: routeLabel(req), status: String(res.statusCode) },
-        Number(process.hrtime.bigint() - started) / 1e9,
-      );
+      const route = routeLabel(req);
+      const status = res.statusCode;
+      const key = `${req.method} ${status} ${route}`;
+      let child = children.get(key);
+      if (child === undefined) {
+        child = httpDuration.labels(req.method, route, String(status));
+        children.set(key, child);
+      }
+      child.observe((performance.now() - started) / 1000);
     });
     next();
   };

@@ -24,8 +24,14 @@ export function listen(app: Express, port: number, host = '0.0.0.0', keepAliveTi
     const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
     server.keepAliveTimeout = keepAliveTimeoutMs;
     server.headersTimeout = keepAliveTimeoutMs + 1000;
-    // Long model calls and streams are bounded by the relay's own timeouts, not Node's default 300 s.
-    server.requestTimeout = 0;
+  });
+}
+
+/** Stops a listener at once, cutting its open connections (for auxiliary listeners such as metrics). */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
   });
 }
 

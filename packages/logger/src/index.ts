@@ -2,6 +2,9 @@ import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'p
 
 export type { Logger };
 
+/** Request and response headers that carry credentials, as pino redaction path segments. */
+const CREDENTIAL_HEADERS = ['.authorization', '.cookie', '["set-cookie"]', '["x-goog-api-key"]', '["x-api-key"]', '["stripe-signature"]'];
+
 /** Paths pino censors in every log object: credentials must never reach a log line. */
 export const REDACTED_PATHS = [
   'password',
@@ -14,7 +17,10 @@ export const REDACTED_PATHS = [
   'apiKey',
   'api_key',
   'totp_secret',
+  'backup_code',
   'backup_codes',
+  'authorization',
+  'cookie',
   '*.password',
   '*.original_password',
   'body.code',
@@ -26,23 +32,18 @@ export const REDACTED_PATHS = [
   '*.token',
   '*.apiKey',
   '*.api_key',
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'req.headers["x-goog-api-key"]',
-  'req.headers["stripe-signature"]',
-  'req.headers["x-api-key"]',
-  'res.headers["set-cookie"]',
-  'headers.authorization',
-  'headers.cookie',
-  'headers["x-goog-api-key"]',
-  'headers["stripe-signature"]',
+  '*.authorization',
+  '*.cookie',
+  '*.backup_codes',
+  ...CREDENTIAL_HEADERS.flatMap((name) => [`headers${name}`, `*.headers${name}`]),
 ];
 
-const SECRET_QUERY = /([?&](?:key|api_key|token|access_token)=)[^&#\s]*/gi;
+const SECRET_QUERY = /([?&](?:key|api_key|apikey|token|access_token|password|secret|code|signature)=)[^&#\s]*/gi;
+const URL_CREDENTIALS = /(\/\/)[^/@\s]+@/g;
 
-/** Removes secret-bearing query values (Gemini's `?key=`) from a URL before it is logged. */
+/** Removes secret-bearing query values (Gemini's `?key=`) and `user:password@` from a URL before it is logged. */
 export function redactUrl(url: string): string {
-  return url.replace(SECRET_QUERY, '$1[Redacted]');
+  return url.replace(SECRET_QUERY, '$1[Redacted]').replace(URL_CREDENTIALS, '$1[Redacted]@');
 }
 
 export interface CreateLoggerOptions {
