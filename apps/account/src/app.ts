@@ -1,4 +1,4 @@
-import express, { type Express } from 'express';
+import express, { type Express, type Request } from 'express';
 import { pingDatabase, type PrismaClient } from '@modelgate/db';
 import type { Logger } from '@modelgate/logger';
 import type { PaymentWebhookJob, Queue } from '@modelgate/queue';
@@ -8,6 +8,7 @@ import type { AccountEnv } from './env';
 import { createAuthRouter } from './features/auth/router';
 import { createChannelRouter } from './features/channels/router';
 import { createLogRouter } from './features/logs/router';
+import type { AccountMetrics } from './features/metrics/metrics';
 import { createOptionRouter } from './features/options/router';
 import { createPaymentRouter } from './features/payments/router';
 import { createStatusRouter } from './features/status/router';
@@ -25,17 +26,24 @@ export interface AccountDeps {
   redis: Redis;
   /** Producer of `payment-webhooks` (createPaymentWebhookQueue on a fail-fast connection). */
   paymentQueue: Queue<PaymentWebhookJob>;
+  /** `createAccountMetrics()`: HTTP and webhook series, served on `GET /metrics`. */
+  metrics: AccountMetrics;
   /** Wall clock in ms; tests move it to cross TOTP steps and lock or pending-login expiries. */
   now?: () => number;
 }
+
+/** The logged-in caller, once `requireUser` let the request through. */
+const callerOf = (req: Request) => (req.user ? { userId: req.user.id } : undefined);
 
 export function createAccountApp(deps: AccountDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
   app.use(requestId());
-  app.use(accessLog(deps.logger));
+  app.use(deps.metrics.service.middleware);
+  app.use(accessLog(deps.logger, { context: callerOf }));
   app.use(healthRouter({ database: () => pingDatabase(deps.prisma), redis: () => deps.redis.ping() }));
+  app.get('/metrics', deps.metrics.service.handler);
   // Mounted before any JSON parser: the Stripe webhook must read its raw bytes.
   app.use('/api', createPaymentRouter(deps));
   app.use(
@@ -54,6 +62,6 @@ export function createAccountApp(deps: AccountDeps): Express {
   );
   app.use(notFound('envelope'));
   app.use(dependencyErrors);
-  app.use(errorHandler(deps.logger, 'envelope'));
+  app.use(errorHandler(deps.logger, 'envelope', { context: callerOf }));
   return app;
 }

@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import { createAccountApp } from './app';
 import { bootstrapAccount } from './bootstrap';
 import { loadAccountEnv } from './env';
+import { createAccountMetrics } from './features/metrics/metrics';
 
 async function main() {
   const env = loadAccountEnv();
@@ -18,7 +19,7 @@ async function main() {
   queueConnection.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis error (payment queue)'));
   const paymentQueue = createPaymentWebhookQueue(queueConnection, env.REDIS_PREFIX);
   paymentQueue.on('error', (err) => logger.warn({ err: { message: err.message } }, 'payment queue error'));
-  const deps = { env, logger, prisma, redis, paymentQueue };
+  const deps = { env, logger, prisma, redis, paymentQueue, metrics: createAccountMetrics() };
   await bootstrapAccount(deps);
   const app = createAccountApp(deps);
   await runService(app, {

@@ -2,6 +2,8 @@ import { createUser, setOption, TEST_PASSWORD } from '@modelgate/testing';
 import request from 'supertest';
 import { createTestAccount } from './support/app';
 import { expectFailure, expectOk } from './support/envelope';
+import { totpAt } from './support/totp';
+import { enableTwoFactor, passwordStep } from './support/two-factor';
 import { logIn, loggedInUser, ROLE } from './support/users';
 
 const account = createTestAccount();
@@ -62,6 +64,20 @@ describe('POST /api/user/register', () => {
     expect(statuses).toEqual([...Array(10).fill(200), 429]);
     // Another address is not affected.
     await request(app).post('/api/user/register').set('X-Forwarded-For', '203.0.113.8').send({ username: 'other', password: 'pa55word!' }).expect(200);
+  });
+
+  it('is rate limited per username from any address (5 attempts an hour), whatever the case', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await request(app).post('/api/user/register').set('X-Forwarded-For', `198.51.100.${i}`).send({ username: 'mallory', password: 'pa55word!' });
+      statuses.push(res.status);
+    }
+    expect(statuses).toEqual([200, 409, 409, 409, 409]);
+    const limited = await request(app).post('/api/user/register').set('X-Forwarded-For', '198.51.100.77').send({ username: 'MALLORY', password: 'pa55word!' });
+    expectFailure(limited, 429, 'rate_limited');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    // Another name from the same addresses is not affected.
+    await request(app).post('/api/user/register').set('X-Forwarded-For', '198.51.100.1').send({ username: 'trent', password: 'pa55word!' }).expect(200);
   });
 });
 
@@ -287,6 +303,32 @@ describe('profile', () => {
     expectOk(await laptop.get('/api/user/self'));
     const { agent: fresh } = await logIn(app, username, 'new-password-1');
     expectOk(await fresh.get('/api/user/self'));
+  });
+
+  it('a password change voids a pending 2FA login made with the old password', async () => {
+    const owner = await loggedInUser(account);
+    const setup = await enableTwoFactor(account, owner);
+    const pending = await passwordStep(account, owner);
+    expectOk(await owner.agent.put('/api/user/self').send({ password: 'new-password-1', original_password: TEST_PASSWORD }));
+    const refused = await pending.post('/api/user/login/2fa').send({ code: totpAt(setup.secret, account.clock) });
+    expectFailure(refused, 401, 'unauthorized', /password changed/);
+    expectFailure(await pending.get('/api/user/self'), 401, 'unauthorized');
+    // The right code was not spent on the refused attempt: a login with the new password can use it.
+    const fresh = await passwordStep(account, { ...owner, password: 'new-password-1' });
+    expectOk(await fresh.post('/api/user/login/2fa').send({ code: totpAt(setup.secret, account.clock) }));
+    expectOk(await fresh.get('/api/user/self'));
+  });
+
+  it('a password change ends the access token', async () => {
+    const { agent, id } = await loggedInUser(account);
+    const token = expectOk(await agent.get('/api/user/token')) as string;
+    const withToken = () => request(app).get('/api/user/self').set('Authorization', `Bearer ${token}`).set('New-Api-User', String(id));
+    await withToken().expect(200);
+    expectOk(await agent.put('/api/user/self').send({ password: 'new-password-1', original_password: TEST_PASSWORD }));
+    expectFailure(await withToken(), 401, 'unauthorized');
+    expect((await prisma.user.findUniqueOrThrow({ where: { id } })).accessTokenHash).toBeNull();
+    const renewed = expectOk(await agent.get('/api/user/token')) as string;
+    await request(app).get('/api/user/self').set('Authorization', `Bearer ${renewed}`).set('New-Api-User', String(id)).expect(200);
   });
 
   it('PUT /api/user/self refuses an email another user has with 409', async () => {

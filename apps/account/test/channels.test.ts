@@ -74,10 +74,26 @@ describe('channel CRUD (admin)', () => {
     expectFailure(await agent.put('/api/channel/').send({ id: created.id, name: 'x' }), 404, 'not_found');
   });
 
-  it('fills the default base URL per type', async () => {
+  it("keeps base_url '' (the type's default) when none is given, so a type change follows the new type", async () => {
     const { agent } = await admin();
-    const gemini = expectOk(await agent.post('/api/channel/').send({ name: 'g', type: 24, key: 'k', models: 'gemini-2.5-flash' }));
-    expect(gemini).toMatchObject({ base_url: 'https://generativelanguage.googleapis.com' });
+    const created = expectOk(await agent.post('/api/channel/').send({ name: 'g', type: 1, key: 'k', models: 'gemini-2.5-flash' })) as ChannelView;
+    expect(created.base_url).toBe('');
+    const switched = expectOk(await agent.put('/api/channel/').send({ id: created.id, type: 24 })) as ChannelView;
+    expect(switched).toMatchObject({ type: 24, base_url: '' });
+    expect(await prisma.channel.findUniqueOrThrow({ where: { id: created.id } })).toMatchObject({ type: 24, baseUrl: '' });
+    const custom = expectOk(await agent.put('/api/channel/').send({ id: created.id, base_url: 'https://proxy.example.com/' })) as ChannelView;
+    expect(custom.base_url).toBe('https://proxy.example.com');
+    expect(expectOk(await agent.put('/api/channel/').send({ id: created.id, base_url: '' }))).toMatchObject({ base_url: '' });
+  });
+
+  it("on a type change, lets go of the old type's default written out by earlier versions, but keeps a custom base_url", async () => {
+    const { agent } = await admin();
+    const legacy = await createChannel(prisma, { type: 1, baseUrl: 'https://api.openai.com' });
+    const custom = await createChannel(prisma, { type: 1, baseUrl: 'https://proxy.example.com' });
+    expect(expectOk(await agent.put('/api/channel/').send({ id: legacy.id, type: 24 }))).toMatchObject({ type: 24, base_url: '' });
+    expect(expectOk(await agent.put('/api/channel/').send({ id: custom.id, type: 24 }))).toMatchObject({ type: 24, base_url: 'https://proxy.example.com' });
+    const renamed = await createChannel(prisma, { type: 1, baseUrl: 'https://api.openai.com' });
+    expect(expectOk(await agent.put('/api/channel/').send({ id: renamed.id, type: 1, name: 'same type' }))).toMatchObject({ base_url: 'https://api.openai.com' });
   });
 
   it.each([
@@ -87,7 +103,9 @@ describe('channel CRUD (admin)', () => {
     [{ name: 'n', type: 1, key: 'k', models: ' , ' }, /models/],
     [{ name: 'n', type: 1, key: 'k', models: 'm', base_url: 'ftp://x' }, /base_url/],
     [{ name: 'n', type: 1, key: 'k', models: 'm', model_mapping: '{not json' }, /model_mapping/],
-    [{ name: 'n', type: 1, key: 'k', models: 'm', model_mapping: { a: 1 } }, /model_mapping/],
+    [{ name: 'n', type: 1, key: 'k', models: 'm', model_mapping: { a: 1 } }, /model_mapping: entry "a" must map a model name/],
+    [{ name: 'n', type: 1, key: 'k', models: 'm', model_mapping: '["a"]' }, /model_mapping: must be a JSON object/],
+    [{ name: 'n', type: 1, key: 'k', models: 'm', model_mapping: null }, /model_mapping: must be a JSON object/],
     [{ name: 'n', type: 1, key: 'k', models: 'm', groups: 'bad group' }, /groups/],
     [{ name: 'n', type: 1, key: 'k', models: 'm', used_quota: 5 }, /used_quota/],
   ])('rejects %j with 400', async (body, field) => {

@@ -89,7 +89,17 @@ describe('GET /api/log/self', () => {
     expect(await query(`type=2&model_name=gpt-4o-mini&start_timestamp=${T0 + 1}`)).toBe(2);
     expect(await query('type=&model_name=')).toBe(5);
     expectFailure(await user.agent.get('/api/log/self?type=9'), 400, 'invalid_request', /type/);
+    expectFailure(await user.agent.get('/api/log/self?type=-1'), 400, 'invalid_request', /type/);
     expectFailure(await user.agent.get('/api/log/self?start_timestamp=yesterday'), 400, 'invalid_request', /start_timestamp/);
+  });
+
+  it('reads type=0 as all types, as new-api\'s UI sends it', async () => {
+    const user = await loggedInUser(account);
+    await writeLogs(prisma, user, ['gpt-4o-mini', 'gemini-2.5-flash']);
+    await prisma.log.create({ data: { userId: user.id, username: user.username, type: 1, quota: 500, createdAt: new Date(T0 * 1000) } });
+    const page = expectOk(await user.agent.get('/api/log/self?type=0&p=1&page_size=10')) as LogPage;
+    expect(page.total).toBe(3);
+    expect(page.items.map((item) => item.type).sort()).toEqual([1, 2, 2]);
   });
 
   it("never shows another user's rows (BOLA)", async () => {
@@ -114,6 +124,7 @@ describe('GET /api/log/ (admin)', () => {
     expect(all.items[0]).toMatchObject({ username: bob.username, channel_id: 7, user_id: bob.id });
     expect((expectOk(await admin.agent.get(`/api/log/?username=${alice.username}`)) as LogPage).total).toBe(2);
     expect((expectOk(await admin.agent.get('/api/log/?model_name=gpt-4o')) as LogPage).total).toBe(1);
+    expect((expectOk(await admin.agent.get(`/api/log/?type=0&username=${alice.username}`)) as LogPage).total).toBe(2);
   });
 
   it('is for admins only', async () => {

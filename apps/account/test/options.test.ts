@@ -71,10 +71,38 @@ describe('PUT /api/option/', () => {
     [{ key: 'RegisterEnabled', value: 'maybe' }, /value/],
     [{ key: 'QuotaPerUnit' }, /value/],
     [{ key: 'QuotaPerUnit', value: '5', extra: 1 }, /extra/],
+    [{ key: 'QuotaForNewUser', value: '' }, /value: QuotaForNewUser: must be a decimal integer/],
+    [{ key: 'QuotaForNewUser', value: ' 5 ' }, /decimal integer/],
+    [{ key: 'QuotaForNewUser', value: '1e3' }, /decimal integer/],
+    [{ key: 'QuotaForNewUser', value: '0x10' }, /decimal integer/],
+    [{ key: 'QuotaForNewUser', value: 2.5 }, /decimal integer/],
+    [{ key: 'QuotaForNewUser', value: null }, /decimal integer/],
+    [{ key: 'StripeMinTopUp', value: true }, /decimal integer/],
+    [{ key: 'StripeUnitPrice', value: '1e3' }, /StripeUnitPrice/],
+    [{ key: 'StripePriceId', value: null }, /StripePriceId: must be a string/],
+    [{ key: 'StripeApiSecret', value: 42 }, /StripeApiSecret: must be a string/],
+    [{ key: 'StripeWebhookSecret', value: { secret: 'x' } }, /StripeWebhookSecret: must be a string/],
+    [{ key: 'RegisterEnabled', value: 1 }, /must be true or false/],
   ])('rejects %j with 400', async (body, field) => {
     const root = await loggedInUser(account, { role: ROLE.root });
     expectFailure(await root.agent.put('/api/option/').send(body), 400, 'invalid_request', field);
     expect(await prisma.option.count()).toBe(0);
+  });
+});
+
+describe('PUT /api/option/ normalisation', () => {
+  it('stores numbers as plain decimal text and booleans as true/false, whether sent as JSON or text', async () => {
+    const root = await loggedInUser(account, { role: ROLE.root });
+    expectOk(await root.agent.put('/api/option/').send({ key: 'QuotaForNewUser', value: '007' }));
+    expectOk(await root.agent.put('/api/option/').send({ key: 'QuotaPerUnit', value: 250000 }));
+    expectOk(await root.agent.put('/api/option/').send({ key: 'StripeUnitPrice', value: '0.50' }));
+    expectOk(await root.agent.put('/api/option/').send({ key: 'RegisterEnabled', value: 'true' }));
+    expectOk(await root.agent.put('/api/option/').send({ key: 'StripePriceId', value: 'price_123' }));
+    const stored = Object.fromEntries((await prisma.option.findMany()).map((o) => [o.key, o.value]));
+    expect(stored).toEqual({ QuotaForNewUser: '7', QuotaPerUnit: '250000', StripeUnitPrice: '0.5', RegisterEnabled: 'true', StripePriceId: 'price_123' });
+    const listed = expectOk(await root.agent.get('/api/option/')) as { key: string; value: string }[];
+    expect(listed).toContainEqual({ key: 'QuotaForNewUser', value: '7' });
+    expect(expectOk(await request(account.app).get('/api/status'))).toMatchObject({ quota_per_unit: 250000 });
   });
 });
 

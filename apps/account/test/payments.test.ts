@@ -225,4 +225,20 @@ describe('operator view of payment events', () => {
     const user = await loggedInUser(account);
     expectFailure(await user.agent.post(`/api/payment/events/${row.id}/replay`), 403, 'forbidden');
   });
+
+  test('replay takes no fields: an empty JSON body is fine, unknown fields or a non-JSON body are a 400 that queues nothing', async () => {
+    const admin = await loggedInUser(account, { role: ROLE.admin });
+    const event = checkoutEvent({ type: 'checkout.session.completed', clientReferenceId: 'ref_y', paymentStatus: 'paid' });
+    await receive(event);
+    const row = await account.prisma.paymentEvent.findFirstOrThrow({ where: { eventId: event.id } });
+    const queue = account.deps.paymentQueue;
+    await (await queue.getJob(event.id))!.remove();
+    const replay = () => admin.agent.post(`/api/payment/events/${row.id}/replay`);
+
+    expectFailure(await replay().send({ force: true }), 400, 'invalid_request', /unknown field: force/);
+    expectFailure(await replay().set('Content-Type', 'text/plain').send('force=1'), 400, 'invalid_request', /body/);
+    expectFailure(await replay().set('Content-Type', 'application/json').send('{"force":'), 400, 'invalid_request', /JSON/);
+    expect(await queue.getJob(event.id)).toBeUndefined();
+    expect(expectOk(await replay().send({}))).toMatchObject({ event_id: event.id, queue: 'queued' });
+  });
 });

@@ -64,6 +64,15 @@ describe('POST /api/token/', () => {
     expect(fetched.key).toBe(listed.items[0].key);
   });
 
+  it('stores IPv4-mapped IPv6 entries as IPv4, and IPv6 in its canonical form', async () => {
+    const { agent } = await loggedInUser(account);
+    const created = expectOk(await agent.post('/api/token/').send({
+      name: 'dual-stack',
+      allow_ips: '::ffff:192.0.2.7\n::ffff:10.0.0.0/104, 2001:DB8:0:0::/32\n\n',
+    })) as TokenView;
+    expect(created.allow_ips).toBe('192.0.2.7\n10.0.0.0/8\n2001:db8::/32');
+  });
+
   it('makes keys without a quota setting unlimited, and distinct', async () => {
     const { agent } = await loggedInUser(account);
     const keys = new Set<string>();
@@ -80,7 +89,8 @@ describe('POST /api/token/', () => {
     [{ name: '' }, /name/],
     [{ name: 'x', expired_time: 1000 }, /expired_time/],
     [{ name: 'x', allow_ips: '10.0.0.1\nnot-an-ip' }, /allow_ips/],
-    [{ name: 'x', allow_ips: '10.0.0.0/33' }, /allow_ips/],
+    [{ name: 'x', allow_ips: '10.0.0.0/33' }, /allow_ips: "10.0.0.0\/33": the prefix length must be at most 32/],
+    [{ name: 'x', allow_ips: '::ffff:10.0.0.0/64' }, /allow_ips: "::ffff:10.0.0.0\/64": an IPv4-mapped range needs a prefix length from 96 to 128/],
     [{ name: 'x', remain_quota: -1 }, /remain_quota/],
     [{ name: 'x', group: 'vip' }, /group/],
     [{ name: 'x', user_id: 2 }, /user_id/],

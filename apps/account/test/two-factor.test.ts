@@ -3,7 +3,8 @@ import request from 'supertest';
 import { createTestAccount } from './support/app';
 import { expectFailure, expectOk } from './support/envelope';
 import { TOTP_STEP_MS, totpAt } from './support/totp';
-import { type Agent, logIn, loggedInUser, type LoggedInUser } from './support/users';
+import { enableTwoFactor, passwordStep, type TwoFactorSetup } from './support/two-factor';
+import { logIn, loggedInUser } from './support/users';
 
 const account = createTestAccount();
 const { app, prisma } = account;
@@ -11,33 +12,10 @@ const { app, prisma } = account;
 beforeEach(() => account.reset());
 afterAll(() => account.close());
 
-interface Setup {
-  secret: string;
-  qr_code_data: string;
-  backup_codes: string[];
-}
-
-/** Sets up and enables 2FA for the user; the clock then moves on a step so the enabling code is not reused by accident. */
-async function enableTwoFactor(user: LoggedInUser): Promise<Setup> {
-  const setup = expectOk(await user.agent.post('/api/user/2fa/setup')) as Setup;
-  expectOk(await user.agent.post('/api/user/2fa/enable').send({ code: totpAt(setup.secret, account.clock) }));
-  account.clock.advance(TOTP_STEP_MS);
-  return setup;
-}
-
-/** Password step of a 2FA login: the agent holds a pending login. */
-async function passwordStep(user: LoggedInUser): Promise<Agent> {
-  const agent = request.agent(app);
-  const res = await agent.post('/api/user/login').send({ username: user.username, password: user.password });
-  expect(expectOk(res)).toEqual({ require_2fa: true });
-  agent.set('New-Api-User', String(user.id));
-  return agent;
-}
-
 describe('setup and enable', () => {
   it('returns a base32 secret, an otpauth URI and 4 backup codes; enables with a TOTP', async () => {
     const user = await loggedInUser(account);
-    const setup = expectOk(await user.agent.post('/api/user/2fa/setup')) as Setup;
+    const setup = expectOk(await user.agent.post('/api/user/2fa/setup')) as TwoFactorSetup;
     expect(setup.secret).toMatch(/^[A-Z2-7]{32}$/);
     expect(setup.qr_code_data).toMatch(/^otpauth:\/\/totp\//);
     const uri = new URL(setup.qr_code_data);
@@ -65,7 +43,7 @@ describe('setup and enable', () => {
   it('refuses setup while enabled, and enable without setup', async () => {
     const user = await loggedInUser(account);
     expectFailure(await user.agent.post('/api/user/2fa/enable').send({ code: '123456' }), 400, 'invalid_request');
-    await enableTwoFactor(user);
+    await enableTwoFactor(account, user);
     expectFailure(await user.agent.post('/api/user/2fa/setup'), 409, 'conflict');
   });
 
@@ -78,8 +56,8 @@ describe('setup and enable', () => {
 describe('login with two factors', () => {
   it('holds a pending login that is not logged in, then upgrades it with a TOTP and a new session id', async () => {
     const user = await loggedInUser(account);
-    const { secret } = await enableTwoFactor(user);
-    const agent = await passwordStep(user);
+    const { secret } = await enableTwoFactor(account, user);
+    const agent = await passwordStep(account, user);
     expectFailure(await agent.get('/api/user/self'), 401, 'unauthorized');
     const res = await agent.post('/api/user/login/2fa').send({ code: totpAt(secret, account.clock) });
     expect(expectOk(res)).toMatchObject({ id: user.id, username: user.username, role: 1, status: 1 });
@@ -93,8 +71,8 @@ describe('login with two factors', () => {
 
   it('lets the pending login expire after 5 minutes', async () => {
     const user = await loggedInUser(account);
-    const { secret } = await enableTwoFactor(user);
-    const agent = await passwordStep(user);
+    const { secret } = await enableTwoFactor(account, user);
+    const agent = await passwordStep(account, user);
     account.clock.advance(5 * 60 * 1000 + 1000);
     const res = await agent.post('/api/user/login/2fa').send({ code: totpAt(secret, account.clock) });
     expectFailure(res, 401, 'unauthorized', /expired/);
@@ -103,22 +81,22 @@ describe('login with two factors', () => {
 
   it('never accepts a TOTP step twice (sequential replay)', async () => {
     const user = await loggedInUser(account);
-    const { secret } = await enableTwoFactor(user);
+    const { secret } = await enableTwoFactor(account, user);
     const code = totpAt(secret, account.clock);
-    expectOk(await (await passwordStep(user)).post('/api/user/login/2fa').send({ code }));
-    const replay = await (await passwordStep(user)).post('/api/user/login/2fa').send({ code });
+    expectOk(await (await passwordStep(account, user)).post('/api/user/login/2fa').send({ code }));
+    const replay = await (await passwordStep(account, user)).post('/api/user/login/2fa').send({ code });
     expectFailure(replay, 401, 'invalid_credentials');
     // Nor an older step inside the window once a newer one was used.
     account.clock.advance(TOTP_STEP_MS);
     const newer = totpAt(secret, account.clock);
-    expectOk(await (await passwordStep(user)).post('/api/user/login/2fa').send({ code: newer }));
-    expectFailure(await (await passwordStep(user)).post('/api/user/login/2fa').send({ code }), 401, 'invalid_credentials');
+    expectOk(await (await passwordStep(account, user)).post('/api/user/login/2fa').send({ code: newer }));
+    expectFailure(await (await passwordStep(account, user)).post('/api/user/login/2fa').send({ code }), 401, 'invalid_credentials');
   });
 
   it('accepts one code exactly once among 10 concurrent uses', async () => {
     const user = await loggedInUser(account);
-    const { secret } = await enableTwoFactor(user);
-    const agents = await Promise.all(Array.from({ length: 10 }, () => passwordStep(user)));
+    const { secret } = await enableTwoFactor(account, user);
+    const agents = await Promise.all(Array.from({ length: 10 }, () => passwordStep(account, user)));
     const code = totpAt(secret, account.clock);
     const results = await Promise.all(agents.map((agent) => agent.post('/api/user/login/2fa').send({ code })));
     expect(results.filter((res) => res.status === 200)).toHaveLength(1);
@@ -127,8 +105,8 @@ describe('login with two factors', () => {
 
   it('locks after exactly 5 failures under 20 concurrent wrong codes, then answers 429 even for a right code', async () => {
     const user = await loggedInUser(account);
-    const { secret } = await enableTwoFactor(user);
-    const agents = await Promise.all(Array.from({ length: 20 }, () => passwordStep(user)));
+    const { secret } = await enableTwoFactor(account, user);
+    const agents = await Promise.all(Array.from({ length: 20 }, () => passwordStep(account, user)));
     const right = totpAt(secret, account.clock);
     const wrong = right === '000000' ? '111111' : '000000';
     const results = await Promise.all(agents.map((agent) => agent.post('/api/user/login/2fa').send({ code: wrong })));
@@ -147,28 +125,28 @@ describe('login with two factors', () => {
     expectFailure(await user.agent.post('/api/user/2fa/disable').send({ code: right }), 429, 'two_factor_locked');
 
     account.clock.advance(5 * 60 * 1000 + 1000);
-    const fresh = await passwordStep(user);
+    const fresh = await passwordStep(account, user);
     expectOk(await fresh.post('/api/user/login/2fa').send({ code: totpAt(secret, account.clock) }));
     expect(expectOk(await user.agent.get('/api/user/2fa/status'))).toMatchObject({ locked: false });
   });
 
   it('accepts each backup code once, ignoring case and hyphens', async () => {
     const user = await loggedInUser(account);
-    const { backup_codes: codes } = await enableTwoFactor(user);
+    const { backup_codes: codes } = await enableTwoFactor(account, user);
     const sloppy = codes[0].replace('-', '').toLowerCase();
-    expectOk(await (await passwordStep(user)).post('/api/user/login/2fa').send({ code: sloppy }));
-    expectFailure(await (await passwordStep(user)).post('/api/user/login/2fa').send({ code: codes[0] }), 401, 'invalid_credentials');
+    expectOk(await (await passwordStep(account, user)).post('/api/user/login/2fa').send({ code: sloppy }));
+    expectFailure(await (await passwordStep(account, user)).post('/api/user/login/2fa').send({ code: codes[0] }), 401, 'invalid_credentials');
     expect(expectOk(await user.agent.get('/api/user/2fa/status'))).toMatchObject({ backup_codes_remaining: 3 });
     // Concurrent uses of one code: one success.
-    const agents = await Promise.all(Array.from({ length: 3 }, () => passwordStep(user)));
+    const agents = await Promise.all(Array.from({ length: 3 }, () => passwordStep(account, user)));
     const results = await Promise.all(agents.map((agent) => agent.post('/api/user/login/2fa').send({ code: codes[1] })));
     expect(results.filter((res) => res.status === 200)).toHaveLength(1);
   });
 
   it('refuses a user disabled between the two steps', async () => {
     const user = await loggedInUser(account);
-    const { secret } = await enableTwoFactor(user);
-    const agent = await passwordStep(user);
+    const { secret } = await enableTwoFactor(account, user);
+    const agent = await passwordStep(account, user);
     await prisma.user.update({ where: { id: user.id }, data: { status: 2 } });
     expectFailure(await agent.post('/api/user/login/2fa').send({ code: totpAt(secret, account.clock) }), 403, 'user_disabled');
   });
@@ -177,7 +155,7 @@ describe('login with two factors', () => {
 describe('disable and backup code renewal', () => {
   it('disables with a TOTP, removing the secret and the backup codes', async () => {
     const user = await loggedInUser(account);
-    const { secret } = await enableTwoFactor(user);
+    const { secret } = await enableTwoFactor(account, user);
     expectFailure(await user.agent.post('/api/user/2fa/disable').send({ code: '12345' }), 401, 'invalid_credentials');
     expectOk(await user.agent.post('/api/user/2fa/disable').send({ code: totpAt(secret, account.clock) }));
     expect(await prisma.twoFactor.count({ where: { userId: user.id } })).toBe(0);
@@ -192,34 +170,34 @@ describe('disable and backup code renewal', () => {
 
   it('disables with a backup code', async () => {
     const user = await loggedInUser(account);
-    const { backup_codes: codes } = await enableTwoFactor(user);
+    const { backup_codes: codes } = await enableTwoFactor(account, user);
     expectOk(await user.agent.post('/api/user/2fa/disable').send({ code: codes[3] }));
     await logIn(app, user.username);
   });
 
   it('renews backup codes with a TOTP only; the old codes stop working', async () => {
     const user = await loggedInUser(account);
-    const { secret, backup_codes: oldCodes } = await enableTwoFactor(user);
+    const { secret, backup_codes: oldCodes } = await enableTwoFactor(account, user);
     expectFailure(await user.agent.post('/api/user/2fa/backup_codes').send({ code: oldCodes[0] }), 401, 'invalid_credentials');
     const renewed = expectOk(await user.agent.post('/api/user/2fa/backup_codes').send({ code: totpAt(secret, account.clock) })) as {
       backup_codes: string[];
     };
     expect(renewed.backup_codes).toHaveLength(4);
     expect(renewed.backup_codes).not.toEqual(expect.arrayContaining([oldCodes[1]]));
-    expectFailure(await (await passwordStep(user)).post('/api/user/login/2fa').send({ code: oldCodes[1] }), 401, 'invalid_credentials');
-    expectOk(await (await passwordStep(user)).post('/api/user/login/2fa').send({ code: renewed.backup_codes[0] }));
+    expectFailure(await (await passwordStep(account, user)).post('/api/user/login/2fa').send({ code: oldCodes[1] }), 401, 'invalid_credentials');
+    expectOk(await (await passwordStep(account, user)).post('/api/user/login/2fa').send({ code: renewed.backup_codes[0] }));
   });
 
   it("keeps each user's second factor to themselves (BOLA)", async () => {
     const alice = await loggedInUser(account);
     const bob = await loggedInUser(account);
-    const aliceSetup = await enableTwoFactor(alice);
+    const aliceSetup = await enableTwoFactor(account, alice);
     // Bob's calls only ever address Bob's own 2FA: Alice's codes do nothing for or against her.
     expect(expectOk(await bob.agent.get('/api/user/2fa/status'))).toEqual({ enabled: false, locked: false, backup_codes_remaining: 0 });
     expectFailure(await bob.agent.post('/api/user/2fa/disable').send({ code: totpAt(aliceSetup.secret, account.clock) }), 400, 'invalid_request');
     expectFailure(await bob.agent.post('/api/user/2fa/disable').send({ code: aliceSetup.backup_codes[0] }), 400, 'invalid_request');
     expectFailure(await bob.agent.post('/api/user/2fa/backup_codes').send({ code: totpAt(aliceSetup.secret, account.clock) }), 400, 'invalid_request');
-    const bobSetup = expectOk(await bob.agent.post('/api/user/2fa/setup')) as Setup;
+    const bobSetup = expectOk(await bob.agent.post('/api/user/2fa/setup')) as TwoFactorSetup;
     expect(bobSetup.secret).not.toBe(aliceSetup.secret);
     expectFailure(await bob.agent.post('/api/user/2fa/enable').send({ code: totpAt(aliceSetup.secret, account.clock) }), 401, 'invalid_credentials');
     expect(expectOk(await alice.agent.get('/api/user/2fa/status'))).toEqual({ enabled: true, locked: false, backup_codes_remaining: 4 });

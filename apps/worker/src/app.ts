@@ -1,21 +1,26 @@
 import express, { type Express } from 'express';
 import { pingDatabase, type PrismaClient } from '@modelgate/db';
 import type { Logger } from '@modelgate/logger';
-import { errorHandler, healthRouter, notFound, requestId } from '@modelgate/http';
+import { createServiceMetrics, errorHandler, healthRouter, notFound, requestId, type ServiceMetrics } from '@modelgate/http';
 import type { Redis } from 'ioredis';
 
 export interface WorkerDeps {
   logger: Logger;
   prisma: PrismaClient;
   redis: Redis;
+  /** Served on `GET /metrics` (`createWorkerMetrics(queue).service`); without it, HTTP series only. */
+  metrics?: ServiceMetrics;
 }
 
 export function createWorkerApp(deps: WorkerDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  const metrics = deps.metrics ?? createServiceMetrics('worker');
   app.use(requestId());
+  app.use(metrics.middleware);
   app.use(healthRouter({ database: () => pingDatabase(deps.prisma), redis: () => deps.redis.ping() }));
+  app.get('/metrics', metrics.handler);
   app.use(notFound('envelope'));
   app.use(errorHandler(deps.logger, 'envelope'));
   return app;

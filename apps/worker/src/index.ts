@@ -4,6 +4,7 @@ import { createLogger } from '@modelgate/logger';
 import { createPaymentWebhookQueue, createProducerConnection, createWorkerConnection, Redis } from '@modelgate/queue';
 import { createWorkerApp } from './app';
 import { loadWorkerEnv } from './env';
+import { createWorkerMetrics } from './features/metrics/metrics';
 import { startPaymentWorker } from './features/payments/payment-worker';
 import { startInboxSweeper } from './features/payments/sweeper';
 
@@ -29,6 +30,8 @@ async function main() {
     lockDurationMs: env.WORKER_LOCK_DURATION_MS,
     stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
   });
+  const metrics = createWorkerMetrics(queue);
+  metrics.observe(paymentWorker);
   const sweeper = startInboxSweeper({
     prisma,
     queue,
@@ -37,7 +40,7 @@ async function main() {
     minAgeMs: env.INBOX_SWEEP_MIN_AGE_MS,
   });
 
-  const app = createWorkerApp({ logger, prisma, redis });
+  const app = createWorkerApp({ logger, prisma, redis, metrics: metrics.service });
   await runService(app, {
     name: 'worker',
     logger,
@@ -56,4 +59,8 @@ async function main() {
   });
 }
 
-void main();
+main().catch((err: unknown) => {
+  // One line, no stack: a boot failure is usually configuration (database or Redis unreachable).
+  process.stderr.write(`[worker] cannot start: ${err instanceof Error ? err.message.split('\n', 1)[0] : String(err)}\n`);
+  process.exit(1);
+});

@@ -11,7 +11,7 @@ import {
   requeuePaymentWebhook,
   type Worker,
 } from '@modelgate/queue';
-import { createTestPrisma, createTestRedis, createUser, redisPrefix, setOption, testRedisUrl } from '@modelgate/testing';
+import { createTestPrisma, createTestRedis, createUser, redisPrefix, setOption, testDatabaseUrl, testRedisUrl } from '@modelgate/testing';
 import { checkoutEvent } from '@modelgate/testing/fake-stripe';
 import { ledgerMismatches } from '@modelgate/testing/ledger';
 import { waitFor } from '@modelgate/testing/processes';
@@ -189,6 +189,30 @@ describe('crediting a paid checkout', () => {
     await deliver(prisma, queue, succeeded);
     expect((await settledEvent(prisma, succeeded.id)).status).toBe('processed');
     expect(await quotaOf(prisma, user.id)).toBe(QUOTA_PER_UNIT);
+  });
+});
+
+describe('timestamps', () => {
+  test("completed_at is the UTC time of completion, whatever the database session's time zone", async () => {
+    const url = new URL(testDatabaseUrl());
+    url.searchParams.set('options', '-c TimeZone=Asia/Tokyo');
+    const tokyo = createPrismaClient({ databaseUrl: url.toString(), maxConnections: 1 });
+    try {
+      const [{ zone }] = await tokyo.$queryRawUnsafe<{ zone: string }[]>("SELECT current_setting('TimeZone') AS zone");
+      expect(zone).toBe('Asia/Tokyo');
+      const user = await payingUser();
+      const topUp = await pendingTopUp(prisma, user.id, 1);
+      const event = completed(topUp.tradeNo);
+      await storeEvent(prisma, event);
+      await processStripeEvent(tokyo, event.id);
+      const after = await prisma.topUp.findUniqueOrThrow({ where: { id: topUp.id } });
+      expect(after.status).toBe('success');
+      // Local Tokyo time read as UTC would be 9 hours off.
+      expect(Math.abs(after.completedAt!.getTime() - Date.now())).toBeLessThan(10 * 60_000);
+      expect(Math.abs(after.updatedAt.getTime() - Date.now())).toBeLessThan(10 * 60_000);
+    } finally {
+      await tokyo.$disconnect();
+    }
   });
 });
 

@@ -1,5 +1,8 @@
 // The worker as a real process, killed at the worst moments: every payment is still credited once.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { PrismaClient } from '@modelgate/db';
 import {
   createPaymentWebhookQueue,
@@ -190,4 +193,23 @@ test('SIGTERM lets the job in progress finish, then exits 0; the ledger holds', 
   expect(await (await queue.getJob(event.id))?.getState()).toBe('completed');
   expect(await quotaOf(prisma, user.id)).toBe(QUOTA_PER_UNIT);
   expect(await ledgerMismatches(prisma)).toEqual([]);
+});
+
+test('a boot failure (its port taken) is one line on stderr, without a stack, and exit code 1', async () => {
+  const port = await freePort();
+  const squatter = createServer();
+  await new Promise<void>((resolve) => squatter.listen(port, '0.0.0.0', resolve));
+  try {
+    const child = spawn(process.execPath, ['--import', pathToFileURL(require.resolve('tsx')).href, join(__dirname, '../src/index.ts')], {
+      env: { ...process.env, DATABASE_URL: testDatabaseUrl(), REDIS_URL: redis.url, REDIS_PREFIX: redisPrefix(), WORKER_PORT: String(port), LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
+    expect(code).toBe(1);
+    expect(stderr.trim().split('\n')).toEqual([expect.stringMatching(/^\[worker\] cannot start: .*EADDRINUSE/)]);
+  } finally {
+    await new Promise((resolve) => squatter.close(resolve));
+  }
 });

@@ -1,2 +1,4 @@
+export * from './domain';
+export * from './ip-allow-list';
 export * from './options';
 export * from './invalidation';

@@ -4,19 +4,63 @@ import { z } from 'zod';
  * Runtime options (CONTRACT 3.4): stored as text in the `options` table, written by the account
  * service, read (and cached) by the relay and worker. Each entry parses the stored text.
  */
-const nonNegativeInt = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
-const positiveInt = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
-const ratioMap = z.record(z.string().min(1), z.number().min(0));
-const jsonText = <S extends z.ZodType>(schema: S) =>
-  z.string().transform((text, ctx) => {
+const DECIMAL_INTEGER = /^[0-9]+$/;
+const DECIMAL_NUMBER = /^[0-9]+(\.[0-9]+)?$/;
+
+/**
+ * Each option's schema reads the stored text and also what a client may send (CONTRACT 3.4): a
+ * JSON number, boolean or object is accepted wherever its text form would be.
+ */
+function integerOption(min: number, max: number) {
+  return z.unknown().transform((value, ctx) => {
+    const parsed = typeof value === 'number' ? value : typeof value === 'string' && DECIMAL_INTEGER.test(value) ? Number(value) : NaN;
+    if (!Number.isSafeInteger(parsed)) {
+      ctx.addIssue({ code: 'custom', message: 'must be a decimal integer' });
+      return z.NEVER;
+    }
+    if (parsed < min || parsed > max) {
+      ctx.addIssue({ code: 'custom', message: `must be from ${min} to ${max}` });
+      return z.NEVER;
+    }
+    return parsed;
+  });
+}
+
+/** A non-negative decimal without exponent ('1', '0.25'), so that its stored text reads back the same. */
+const decimalOption = z.unknown().transform((value, ctx) => {
+  const parsed = typeof value === 'number' ? value : typeof value === 'string' && DECIMAL_NUMBER.test(value) ? Number(value) : NaN;
+  if (!(parsed >= 0 && parsed <= 1_000_000) || !DECIMAL_NUMBER.test(String(parsed))) {
+    ctx.addIssue({ code: 'custom', message: 'must be a decimal number from 0 to 1000000, without exponent' });
+    return z.NEVER;
+  }
+  return parsed;
+});
+
+const booleanOption = z.unknown().transform((value, ctx) => {
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  ctx.addIssue({ code: 'custom', message: 'must be true or false' });
+  return z.NEVER;
+});
+
+const stringOption = z.string({ error: 'must be a string' });
+
+/** A JSON object of name -> ratio, as its JSON text or the object itself. */
+const ratioMapOption = z
+  .unknown()
+  .transform((value, ctx) => {
+    if (typeof value !== 'string') return value;
     try {
-      return JSON.parse(text) as unknown;
+      return JSON.parse(value) as unknown;
     } catch {
       ctx.addIssue({ code: 'custom', message: 'must be JSON text' });
       return z.NEVER;
     }
-  }).pipe(schema);
-const booleanText = z.enum(['true', 'false']).transform((v) => v === 'true');
+  })
+  .pipe(z.record(z.string().min(1), z.number().min(0), { error: 'must be a JSON object of name -> non-negative number' }));
+
+const nonNegativeInt = integerOption(0, Number.MAX_SAFE_INTEGER);
+const positiveInt = integerOption(1, Number.MAX_SAFE_INTEGER);
 
 /** Default prices: model ratio 1 = USD 0.002 / 1K tokens (CONTRACT 2.5). */
 export const DEFAULT_MODEL_RATIO: Record<string, number> = {
@@ -45,18 +89,18 @@ export const DEFAULT_COMPLETION_RATIO: Record<string, number> = {
 
 export const OPTION_DEFINITIONS = {
   QuotaPerUnit: { schema: positiveInt, default: '500000', secret: false },
-  ModelRatio: { schema: jsonText(ratioMap), default: JSON.stringify(DEFAULT_MODEL_RATIO), secret: false },
-  CompletionRatio: { schema: jsonText(ratioMap), default: JSON.stringify(DEFAULT_COMPLETION_RATIO), secret: false },
-  GroupRatio: { schema: jsonText(ratioMap), default: JSON.stringify({ default: 1, vip: 1, svip: 1 }), secret: false },
-  RetryTimes: { schema: z.coerce.number().int().min(0).max(10), default: '2', secret: false },
+  ModelRatio: { schema: ratioMapOption, default: JSON.stringify(DEFAULT_MODEL_RATIO), secret: false },
+  CompletionRatio: { schema: ratioMapOption, default: JSON.stringify(DEFAULT_COMPLETION_RATIO), secret: false },
+  GroupRatio: { schema: ratioMapOption, default: JSON.stringify({ default: 1, vip: 1, svip: 1 }), secret: false },
+  RetryTimes: { schema: integerOption(0, 10), default: '2', secret: false },
   QuotaForNewUser: { schema: nonNegativeInt, default: '0', secret: false },
   QuotaForInviter: { schema: nonNegativeInt, default: '0', secret: false },
   QuotaForInvitee: { schema: nonNegativeInt, default: '0', secret: false },
-  RegisterEnabled: { schema: booleanText, default: 'true', secret: false },
-  StripeApiSecret: { schema: z.string(), default: '', secret: true },
-  StripeWebhookSecret: { schema: z.string(), default: '', secret: true },
-  StripePriceId: { schema: z.string(), default: '', secret: false },
-  StripeUnitPrice: { schema: z.coerce.number().min(0), default: '1', secret: false },
+  RegisterEnabled: { schema: booleanOption, default: 'true', secret: false },
+  StripeApiSecret: { schema: stringOption, default: '', secret: true },
+  StripeWebhookSecret: { schema: stringOption, default: '', secret: true },
+  StripePriceId: { schema: stringOption, default: '', secret: false },
+  StripeUnitPrice: { schema: decimalOption, default: '1', secret: false },
   StripeMinTopUp: { schema: positiveInt, default: '1', secret: false },
 } as const;
 
@@ -69,19 +113,19 @@ export function isOptionKey(key: string): key is OptionKey {
 }
 
 /**
- * Turns what a client sent (text, or a JSON number / boolean / object) into the stored text form
- * and validates it; throws a message naming the problem.
+ * Turns what a client sent (text, or a JSON number / boolean / object) into the stored text form,
+ * normalised ('007' and 7 are both stored as '7'); throws a message naming the key and the problem.
  */
 export function normalizeOptionValue(key: OptionKey, value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  if (text === undefined) throw new Error(`${key}: value is required`);
-  const parsed = OPTION_DEFINITIONS[key].schema.safeParse(text);
+  if (value === undefined) throw new Error(`${key}: value is required`);
+  const parsed = OPTION_DEFINITIONS[key].schema.safeParse(value);
   if (!parsed.success) throw new Error(`${key}: ${parsed.error.issues[0]?.message ?? 'invalid value'}`);
-  return text;
+  const data: unknown = parsed.data;
+  return typeof data === 'string' ? data : typeof data === 'object' ? JSON.stringify(data) : String(data);
 }
 
 /** Parses stored rows into typed values, falling back to defaults for missing or corrupt rows. */
-export function parseOptions(rows: Iterable<{ key: string; value: string }>): OptionValues {
+export function parseOptions(rows: Iterable<OptionRow>): OptionValues {
   const stored = new Map<string, string>();
   for (const row of rows) stored.set(row.key, row.value);
   const out: Record<string, unknown> = {};
@@ -91,4 +135,23 @@ export function parseOptions(rows: Iterable<{ key: string; value: string }>): Op
     out[key] = parsed.success ? parsed.data : def.schema.parse(def.default);
   }
   return out as OptionValues;
+}
+
+export interface OptionRow {
+  key: string;
+  value: string;
+}
+
+/** What reading the options needs of a Prisma client or transaction (this package stays free of the database). */
+export interface OptionTable {
+  option: { findMany(args: { select: { key: true; value: true } }): Promise<OptionRow[]> };
+}
+
+export function readOptionRows(db: OptionTable): Promise<OptionRow[]> {
+  return db.option.findMany({ select: { key: true, value: true } });
+}
+
+/** The current options, typed, defaults filled in. */
+export async function readOptions(db: OptionTable): Promise<OptionValues> {
+  return parseOptions(await readOptionRows(db));
 }

@@ -26,6 +26,52 @@ describe('options', () => {
     expect(() => normalizeOptionValue('GroupRatio', { vip: -2 })).toThrow(/GroupRatio/);
   });
 
+  it('stores numbers as normalised decimal text, from decimal text or a JSON number', () => {
+    expect(normalizeOptionValue('QuotaPerUnit', '007')).toBe('7');
+    expect(normalizeOptionValue('QuotaPerUnit', 250000)).toBe('250000');
+    expect(normalizeOptionValue('StripeUnitPrice', '0.50')).toBe('0.5');
+    expect(normalizeOptionValue('StripeUnitPrice', 2)).toBe('2');
+  });
+
+  it.each(['', ' 5 ', '1e3', '0x10', '+5', '5.0', '-1', 'null'])('rejects the number text %j', (text) => {
+    expect(() => normalizeOptionValue('QuotaForNewUser', text)).toThrow(/QuotaForNewUser: must be a decimal integer/);
+  });
+
+  it.each([2.5, Number.MAX_SAFE_INTEGER + 1, null, true, { n: 1 }])('rejects %j for an integer option', (value) => {
+    expect(() => normalizeOptionValue('QuotaForNewUser', value)).toThrow(/QuotaForNewUser/);
+  });
+
+  it('rejects unit prices that would not read back the same', () => {
+    for (const value of ['1e3', '.5', '1.', 1e-7, -1, 'NaN']) {
+      expect(() => normalizeOptionValue('StripeUnitPrice', value)).toThrow(/StripeUnitPrice/);
+    }
+  });
+
+  it('accepts booleans as JSON or text, and nothing else', () => {
+    expect(normalizeOptionValue('RegisterEnabled', true)).toBe('true');
+    expect(normalizeOptionValue('RegisterEnabled', 'false')).toBe('false');
+    for (const value of ['yes', 1, 'TRUE', null]) {
+      expect(() => normalizeOptionValue('RegisterEnabled', value)).toThrow(/RegisterEnabled: must be true or false/);
+    }
+  });
+
+  it('requires a string for the Stripe settings', () => {
+    expect(normalizeOptionValue('StripePriceId', 'price_123')).toBe('price_123');
+    for (const key of ['StripeApiSecret', 'StripeWebhookSecret', 'StripePriceId'] as const) {
+      expect(() => normalizeOptionValue(key, null)).toThrow(new RegExp(`${key}: must be a string`));
+      expect(() => normalizeOptionValue(key, 42)).toThrow(new RegExp(`${key}: must be a string`));
+    }
+  });
+
+  it('reads stored text that is not normalised as corrupt, falling back to the default', () => {
+    const values = parseOptions([
+      { key: 'RetryTimes', value: ' 3 ' },
+      { key: 'QuotaForNewUser', value: '1e3' },
+    ]);
+    expect(values.RetryTimes).toBe(2);
+    expect(values.QuotaForNewUser).toBe(0);
+  });
+
   it('marks the Stripe secrets as secret', () => {
     const secrets = Object.entries(OPTION_DEFINITIONS).filter(([, d]) => d.secret).map(([k]) => k);
     expect(secrets.sort()).toEqual(['StripeApiSecret', 'StripeWebhookSecret']);

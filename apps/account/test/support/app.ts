@@ -15,6 +15,7 @@ import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { type AccountDeps, createAccountApp } from '../../src/app';
 import { accountEnvSchema } from '../../src/env';
+import { createAccountMetrics } from '../../src/features/metrics/metrics';
 
 /** A wall clock the test can move forward (TOTP steps, lock and pending-login expiries). */
 export class TestClock {
@@ -60,7 +61,7 @@ export function createTestAccount(envOverrides: Record<string, string> = {}, opt
   const logLines: string[] = [];
   const logger = createLogger({ service: 'account', level: 'trace', destination: { write: (line: string) => logLines.push(line) } });
   let clock = new TestClock();
-  const deps: AccountDeps = { env, logger, prisma, redis, paymentQueue, now: () => clock.now() };
+  const deps: AccountDeps = { env, logger, prisma, redis, paymentQueue, metrics: createAccountMetrics(), now: () => clock.now() };
   const account: TestAccount = {
     app: createAccountApp(deps),
     deps,

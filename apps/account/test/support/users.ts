@@ -29,4 +29,4 @@ export async function loggedInUser(account: TestAccount, overrides: UserOverride
   return logIn(account.app, user.username, overrides.password ?? TEST_PASSWORD);
 }
 
-export const ROLE = { user: 1, admin: 10, root: 100 } as const;
+export { ROLE } from '@modelgate/schemas';

@@ -9,6 +9,8 @@ export interface AuthRateLimits {
   /** Failed logins per username, whatever the IP: stops distributed password guessing on one account. */
   loginFailuresByUsername: RateLimiterRedis;
   registerByIp: RateLimiterRedis;
+  /** Registration attempts per username, whatever the IP: stops distributed probing or racing for one name. */
+  registerByUsername: RateLimiterRedis;
   /** Second-step attempts per IP; per user, the 2FA lockout applies. */
   twoFactorByIp: RateLimiterRedis;
 }
@@ -30,6 +32,7 @@ export function rateLimitsOf(deps: AccountDeps): AuthRateLimits {
       loginByIp: limiter('login-ip', 30, 60, 5 * 60),
       loginFailuresByUsername: limiter('login-fail-user', 10, 15 * 60, 15 * 60),
       registerByIp: limiter('register-ip', 10, 60 * 60),
+      registerByUsername: limiter('register-user', 5, 60 * 60),
       twoFactorByIp: limiter('2fa-ip', 30, 60, 5 * 60),
     };
     limits.set(deps, found);

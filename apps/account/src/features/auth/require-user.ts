@@ -1,5 +1,6 @@
 import { sha256Hex } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
+import { ROLE, USER_STATUS } from '@modelgate/schemas';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AccountDeps } from '../../app';
 import { findActiveUserById, findUserIdByAccessTokenHash } from '../users/repository';
@@ -22,12 +23,6 @@ declare global {
     }
   }
 }
-
-export const ROLE_USER = 1;
-export const ROLE_ADMIN = 10;
-export const ROLE_ROOT = 100;
-export const STATUS_ENABLED = 1;
-export const STATUS_DISABLED = 2;
 
 const USER_ID_HEADER = /^[1-9][0-9]{0,9}$/;
 const BEARER = /^Bearer\s+(\S+)$/i;
@@ -61,7 +56,7 @@ async function authenticatedCaller(deps: AccountDeps, req: Request, res: Respons
  * `New-Api-User` guard (CONTRACT 1.2), and reads role and status from the database on every call so a
  * disabled or demoted user loses access at once. 401 unauthenticated, 403 disabled or role too low.
  */
-export function requireUser(deps: AccountDeps, minRole = ROLE_USER): RequestHandler {
+export function requireUser(deps: AccountDeps, minRole: number = ROLE.user): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     (async () => {
       const caller = await authenticatedCaller(deps, req, res);
@@ -77,7 +72,7 @@ export function requireUser(deps: AccountDeps, minRole = ROLE_USER): RequestHand
       if (caller.sessionIssuedAt !== undefined && passwordChangedAt && caller.sessionIssuedAt < passwordChangedAt.getTime()) {
         throw new AppError('unauthorized', 'session ended by a password change: log in again');
       }
-      if (user.status !== STATUS_ENABLED) throw new AppError('user_disabled', 'user is disabled');
+      if (user.status !== USER_STATUS.enabled) throw new AppError('user_disabled', 'user is disabled');
       if (user.role < minRole) throw new AppError('forbidden', 'insufficient role');
       req.user = user;
     })().then(() => next(), next);

@@ -1,14 +1,15 @@
 import { AppError } from '@modelgate/errors';
+import { LOG_TYPE, readOptions, USER_STATUS } from '@modelgate/schemas';
 import type { Request, Response } from 'express';
 import type { AccountDeps } from '../../app';
 import { nowMs } from '../../lib/clock';
 import { isUniqueViolation } from '../../lib/db';
 import { randomAlphanumeric } from '../../lib/random';
-import { appendLedgerRow, LOG_TYPE } from '../logs/repository';
-import { readOptions } from '../options/repository';
+import { appendLedgerRow } from '../logs/repository';
 import { checkSecondFactor, isTwoFactorEnabled } from '../two-factor/service';
 import {
   creditInviter,
+  findActiveUserById,
   findInviterByAffCode,
   findProfile,
   findUserForLogin,
@@ -19,7 +20,6 @@ import { AFF_CODE_LENGTH } from '../users/fields';
 import { loginView } from '../users/views';
 import { hashPassword, verifyPassword } from './passwords';
 import { clientIp, consumeOrThrow, ensureNotLimited, rateLimitsOf, recordFailure } from './rate-limits';
-import { STATUS_ENABLED } from './require-user';
 import { sessionStoreOf } from './sessions';
 
 export const PENDING_LOGIN_MS = 5 * 60 * 1000;
@@ -36,7 +36,9 @@ export interface Registration {
  * invited) and the inviter's reward are booked in the same transaction as the user, with ledger rows.
  */
 export async function register(deps: AccountDeps, req: Request, input: Registration): Promise<{ id: number; username: string }> {
-  await consumeOrThrow(rateLimitsOf(deps).registerByIp, clientIp(req.ip));
+  const limits = rateLimitsOf(deps);
+  await consumeOrThrow(limits.registerByIp, clientIp(req.ip));
+  await consumeOrThrow(limits.registerByUsername, input.username.toLowerCase());
   const options = await readOptions(deps.prisma);
   if (!options.RegisterEnabled) throw new AppError('forbidden', 'registration is disabled');
   const taken = await isUsernameOrEmailTaken(deps.prisma, input.username, input.email);
@@ -99,7 +101,7 @@ export async function login(deps: AccountDeps, req: Request, res: Response, inpu
     throw new AppError('invalid_credentials', 'wrong username or password');
   }
   await limits.loginFailuresByUsername.delete(usernameKey).catch(() => undefined);
-  if (user.status !== STATUS_ENABLED) throw new AppError('user_disabled', 'user is disabled');
+  if (user.status !== USER_STATUS.enabled) throw new AppError('user_disabled', 'user is disabled');
   const sessions = sessionStoreOf(deps);
   if (await isTwoFactorEnabled(deps, user.id)) {
     await sessions.rotate(req, res, { pending: { userId: user.id, expiresAt: nowMs(deps) + PENDING_LOGIN_MS } });
@@ -117,11 +119,17 @@ export async function completeTwoFactorLogin(deps: AccountDeps, req: Request, re
   if (!pending || pending.expiresAt <= nowMs(deps)) {
     throw new AppError('unauthorized', 'no pending login, or it expired: log in with your password again');
   }
+  const owner = await findActiveUserById(deps.prisma, pending.userId);
+  if (!owner) throw new AppError('unauthorized', 'not logged in');
+  // The password this login proved is no longer the user's: the pending login died with it.
+  if (owner.passwordChangedAt && (session.data.issuedAt ?? 0) < owner.passwordChangedAt.getTime()) {
+    throw new AppError('unauthorized', 'the password changed since this login: log in with your password again');
+  }
   await consumeOrThrow(rateLimitsOf(deps).twoFactorByIp, clientIp(req.ip));
   await checkSecondFactor(deps, pending.userId, code, true);
   const user = await findProfile(deps.prisma, pending.userId);
   if (!user) throw new AppError('unauthorized', 'not logged in');
-  if (user.status !== STATUS_ENABLED) throw new AppError('user_disabled', 'user is disabled');
+  if (user.status !== USER_STATUS.enabled) throw new AppError('user_disabled', 'user is disabled');
   await sessions.rotate(req, res, { userId: user.id });
   return loginView(user);
 }

@@ -1,13 +1,13 @@
 import { pageOf, parseOrThrow } from '@modelgate/http';
+import { CHANNEL_STATUS, CHANNEL_TYPE, parseModelMapping, ROLE } from '@modelgate/schemas';
 import { Router } from 'express';
 import { z } from 'zod';
 import type { AccountDeps } from '../../app';
 import { sendData } from '../../lib/envelope';
 import { idParam } from '../../lib/params';
-import { requireUser, ROLE_ADMIN } from '../auth/require-user';
+import { requireUser } from '../auth/require-user';
 import { groupSchema } from '../users/fields';
-import { CHANNEL_STATUS, createChannel, editChannel, getChannel, listChannels, removeChannel, removeChannels, runChannelTest } from './service';
-import { CHANNEL_TYPE } from './upstream-test';
+import { createChannel, editChannel, getChannel, listChannels, removeChannel, removeChannels, runChannelTest } from './service';
 
 const commaList = (item: z.ZodType<string, string>, what: string) =>
   z
@@ -23,22 +23,21 @@ const baseUrl = z
   .refine((text) => text === '' || /^https?:\/\/[^\s]+$/.test(text) && URL.canParse(text), 'must be an http(s) URL')
   .transform((text) => text.replace(/\/+$/, ''));
 
-const modelMappingObject = z.record(z.string().min(1), z.string().min(1));
 /** A JSON object (requested -> upstream model) or its JSON text; stored as text, '' for none. */
-const modelMapping = z.union([
-  modelMappingObject.transform((mapping) => (Object.keys(mapping).length ? JSON.stringify(mapping) : '')),
-  z.string().max(20_000).transform((text, ctx) => {
-    if (text.trim() === '') return '';
-    try {
-      const parsed = modelMappingObject.safeParse(JSON.parse(text));
-      if (parsed.success) return JSON.stringify(parsed.data);
-    } catch {
-      // reported below
-    }
-    ctx.addIssue({ code: 'custom', message: 'must be a JSON object of model name -> model name' });
+const modelMapping = z.unknown().transform((value, ctx) => {
+  const text = typeof value === 'string' ? value : JSON.stringify(value ?? null);
+  if (text.length > 20_000) {
+    ctx.addIssue({ code: 'custom', message: 'must be at most 20000 characters of JSON' });
     return z.NEVER;
-  }),
-]);
+  }
+  try {
+    const mapping = parseModelMapping(text);
+    return Object.keys(mapping).length ? JSON.stringify(mapping) : '';
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message });
+    return z.NEVER;
+  }
+});
 
 const channelFields = {
   name: z.string().trim().min(1).max(100),
@@ -66,7 +65,7 @@ const testQuery = z.object({ model: z.string().max(200).optional() });
 /** CONTRACT 3.3 channels (role >= 10). Responses never carry the channel key. */
 export function createChannelRouter(deps: AccountDeps): Router {
   const router = Router();
-  router.use('/channel', requireUser(deps, ROLE_ADMIN));
+  router.use('/channel', requireUser(deps, ROLE.admin));
   router.post('/channel', async (req, res) => {
     sendData(res, await createChannel(deps, parseOrThrow(createBody, req.body)));
   });

@@ -1,14 +1,12 @@
 import { type ChannelModel, decryptSecret, encryptSecret } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
+import { CHANNEL_STATUS, channelBaseUrl, type ChannelType, DEFAULT_CHANNEL_BASE_URL, isChannelType, parseModelMapping } from '@modelgate/schemas';
 import type { AccountDeps } from '../../app';
 import { nowMs, unixSeconds } from '../../lib/clock';
-import type { Page } from '../../lib/envelope';
+import type { Page, PageRequest } from '../../lib/envelope';
 import { publishInvalidation } from '../../lib/invalidation';
-import type { PageRequest } from '../logs/service';
 import { deleteChannels, findChannel, findChannelPage, insertChannel, recordTestResult, updateChannel } from './repository';
-import { type ChannelType, DEFAULT_BASE_URL, testUpstream } from './upstream-test';
-
-export const CHANNEL_STATUS = { enabled: 1, manuallyDisabled: 2, autoDisabled: 3 } as const;
+import { testUpstream } from './upstream-test';
 
 /** A channel as admins see it: everything but the key. */
 function channelView(channel: ChannelModel) {
@@ -63,7 +61,8 @@ export async function createChannel(deps: AccountDeps, input: ChannelFields & Re
     name: input.name,
     type: input.type,
     keyEnc: encryptSecret(input.key, deps.env.CRYPTO_SECRET),
-    baseUrl: input.base_url || DEFAULT_BASE_URL[input.type],
+    // '' means the type's default, resolved where it is used: a later type change then follows.
+    baseUrl: input.base_url ?? '',
     models: input.models,
     groups: input.groups || 'default',
     priority: input.priority,
@@ -93,12 +92,11 @@ export async function getChannel(deps: AccountDeps, id: number): Promise<Channel
 
 export async function editChannel(deps: AccountDeps, id: number, input: ChannelFields): Promise<ChannelView> {
   const current = await requireChannel(deps, id);
-  const type = input.type ?? (current.type as ChannelType);
   const updated = await updateChannel(deps.prisma, id, {
     name: input.name,
     type: input.type,
     keyEnc: input.key === undefined ? undefined : encryptSecret(input.key, deps.env.CRYPTO_SECRET),
-    baseUrl: input.base_url === undefined ? undefined : input.base_url || DEFAULT_BASE_URL[type],
+    baseUrl: input.base_url ?? baseUrlAfterTypeChange(current, input.type),
     models: input.models,
     groups: input.groups === undefined ? undefined : input.groups || 'default',
     priority: input.priority,
@@ -112,6 +110,15 @@ export async function editChannel(deps: AccountDeps, id: number, input: ChannelF
   return channelView(updated);
 }
 
+/**
+ * A row holding its old type's default verbatim (written before defaults were resolved at use)
+ * goes back to '' when the type changes, so it follows the new type's default.
+ */
+function baseUrlAfterTypeChange(current: ChannelModel, type: ChannelType | undefined): string | undefined {
+  if (type === undefined || type === current.type || !isChannelType(current.type)) return undefined;
+  return current.baseUrl === DEFAULT_CHANNEL_BASE_URL[current.type] ? '' : undefined;
+}
+
 export async function removeChannels(deps: AccountDeps, ids: number[]): Promise<number> {
   const deleted = await deleteChannels(deps.prisma, ids);
   if (deleted > 0) await publishInvalidation(deps, { kind: 'channels' });
@@ -123,12 +130,10 @@ export async function removeChannel(deps: AccountDeps, id: number): Promise<void
 }
 
 function upstreamModel(channel: ChannelModel, requested: string): string {
-  if (!channel.modelMapping) return requested;
   try {
-    const mapping = JSON.parse(channel.modelMapping) as Record<string, unknown>;
-    const mapped = mapping[requested];
-    return typeof mapped === 'string' && mapped ? mapped : requested;
+    return parseModelMapping(channel.modelMapping)[requested] ?? requested;
   } catch {
+    // Validated on write; a row edited by hand maps nothing rather than failing the test.
     return requested;
   }
 }
@@ -136,11 +141,13 @@ function upstreamModel(channel: ChannelModel, requested: string): string {
 /** CONTRACT 3.3 channel test: one real minimal request; its time is recorded on the channel. */
 export async function runChannelTest(deps: AccountDeps, id: number, requestedModel: string | undefined) {
   const channel = await requireChannel(deps, id);
+  const type = channel.type;
+  if (!isChannelType(type)) throw new AppError('invalid_request', `type: channel type ${type} cannot be tested`, { param: 'type' });
   const model = requestedModel || channel.models.split(',').map((m) => m.trim()).find(Boolean);
   if (!model) throw new AppError('invalid_request', 'model: the channel lists no model to test', { param: 'model' });
   const result = await testUpstream({
-    type: channel.type as ChannelType,
-    baseUrl: channel.baseUrl || DEFAULT_BASE_URL[channel.type as ChannelType],
+    type,
+    baseUrl: channelBaseUrl({ type, baseUrl: channel.baseUrl }),
     key: decryptSecret(channel.keyEnc, deps.env.CRYPTO_SECRET),
     model: upstreamModel(channel, model),
   });

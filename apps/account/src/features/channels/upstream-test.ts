@@ -1,18 +1,12 @@
+import { CHANNEL_TYPE, type ChannelType } from '@modelgate/schemas';
 import { request } from 'undici';
-
-export const CHANNEL_TYPE = { openai: 1, gemini: 24 } as const;
-export type ChannelType = (typeof CHANNEL_TYPE)[keyof typeof CHANNEL_TYPE];
-
-export const DEFAULT_BASE_URL: Record<ChannelType, string> = {
-  [CHANNEL_TYPE.openai]: 'https://api.openai.com',
-  [CHANNEL_TYPE.gemini]: 'https://generativelanguage.googleapis.com',
-};
 
 const TEST_TIMEOUT_MS = 30_000;
 const MAX_MESSAGE_LENGTH = 300;
 
 export interface UpstreamTarget {
   type: ChannelType;
+  /** The base URL to use, already resolved (the type's default when the channel has none). */
   baseUrl: string;
   key: string;
   /** The upstream model name (after the channel's mapping). */
@@ -54,7 +48,8 @@ function describeFailure(status: number, text: string, key: string): string {
   return `upstream answered ${status}: ${masked.slice(0, MAX_MESSAGE_LENGTH)}`.trim();
 }
 
-function describeError(err: unknown): string {
+/** Why no answer came back (timeout, refused, DNS), without the request's URL or key. */
+function networkFailureMessage(err: unknown): string {
   const code = (err as { code?: string }).code;
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
     return 'upstream timed out';
@@ -79,6 +74,6 @@ export async function testUpstream(target: UpstreamTarget): Promise<UpstreamTest
     if (response.statusCode >= 200 && response.statusCode < 300) return { success: true, message: '', timeMs };
     return { success: false, message: describeFailure(response.statusCode, text, target.key), timeMs };
   } catch (err) {
-    return { success: false, message: describeError(err), timeMs: Math.round(performance.now() - started) };
+    return { success: false, message: networkFailureMessage(err), timeMs: Math.round(performance.now() - started) };
   }
 }

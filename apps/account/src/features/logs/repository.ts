@@ -1,13 +1,11 @@
 import type { Prisma } from '@modelgate/db';
+import type { LogType } from '@modelgate/schemas';
 import type { Db } from '../../lib/db';
-
-/** CONTRACT 3.2 log types. */
-export const LOG_TYPE = { topUp: 1, consume: 2, manage: 3, system: 4, error: 5, refund: 6 } as const;
 
 export interface LedgerEntry {
   userId: number;
   username: string;
-  type: number;
+  type: LogType;
   content: string;
   /** Signed change applied to the user's quota by the same transaction (0 when none). */
   quota: bigint;

@@ -1,16 +1,20 @@
 import { pageOf, parseOrThrow } from '@modelgate/http';
+import { LOG_TYPE, ROLE } from '@modelgate/schemas';
 import { Router } from 'express';
 import { z } from 'zod';
 import type { AccountDeps } from '../../app';
 import { sendData } from '../../lib/envelope';
-import { currentUser, requireUser, ROLE_ADMIN } from '../auth/require-user';
+import { currentUser, requireUser } from '../auth/require-user';
 import type { LogFilter } from './repository';
 import { listAllLogs, listOwnLogs } from './service';
 
 const unixTime = z.coerce.number().int().min(0).max(253_402_300_799);
 
+const ALL_TYPES = 0;
+
 const logQuery = z.object({
-  type: z.coerce.number().int().min(1).max(6).optional(),
+  /** A LOG_TYPE, or 0 for all types (new-api's UI sends 0 for "all"). */
+  type: z.coerce.number().int().min(ALL_TYPES).max(Math.max(...Object.values(LOG_TYPE))).optional(),
   model_name: z.string().max(200).optional(),
   start_timestamp: unixTime.optional(),
   end_timestamp: unixTime.optional(),
@@ -22,7 +26,7 @@ function filterOf(query: Record<string, unknown>): LogFilter {
   const present = Object.fromEntries(Object.entries(query).filter(([, value]) => value !== '' && value !== undefined));
   const parsed = parseOrThrow(logQuery, present);
   return {
-    type: parsed.type,
+    type: parsed.type === ALL_TYPES ? undefined : parsed.type,
     modelName: parsed.model_name,
     username: parsed.username,
     from: parsed.start_timestamp === undefined ? undefined : new Date(parsed.start_timestamp * 1000),
@@ -36,7 +40,7 @@ export function createLogRouter(deps: AccountDeps): Router {
   router.get('/log/self', requireUser(deps), async (req, res) => {
     sendData(res, await listOwnLogs(deps, currentUser(req).id, filterOf(req.query), pageOf(req.query)));
   });
-  router.get('/log', requireUser(deps, ROLE_ADMIN), async (req, res) => {
+  router.get('/log', requireUser(deps, ROLE.admin), async (req, res) => {
     sendData(res, await listAllLogs(deps, filterOf(req.query), pageOf(req.query)));
   });
   return router;

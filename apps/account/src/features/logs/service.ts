@@ -1,6 +1,6 @@
 import type { AccountDeps } from '../../app';
 import { unixSeconds } from '../../lib/clock';
-import type { Page } from '../../lib/envelope';
+import type { Page, PageRequest } from '../../lib/envelope';
 import { findLogPage, type LogFilter, type LogRow } from './repository';
 
 function userView(row: LogRow) {
@@ -25,12 +25,6 @@ export type AdminLogView = UserLogView & { user_id: number; username: string; ch
 
 function adminView(row: LogRow): AdminLogView {
   return { ...userView(row), user_id: row.userId, username: row.username, channel_id: row.channelId };
-}
-
-export interface PageRequest {
-  page: number;
-  pageSize: number;
-  skip: number;
 }
 
 export async function listOwnLogs(deps: AccountDeps, userId: number, filter: LogFilter, page: PageRequest): Promise<Page<UserLogView>> {

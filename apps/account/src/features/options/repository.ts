@@ -1,13 +1,7 @@
-import { type OptionKey, type OptionValues, parseOptions } from '@modelgate/schemas';
+import type { OptionKey } from '@modelgate/schemas';
 import type { Db } from '../../lib/db';
 
-export async function readOptionRows(db: Db): Promise<{ key: string; value: string }[]> {
-  return db.option.findMany({ select: { key: true, value: true } });
-}
-
-export async function readOptions(db: Db): Promise<OptionValues> {
-  return parseOptions(await readOptionRows(db));
-}
+// Reading is shared with the relay and worker: `readOptions` / `readOptionRows` of @modelgate/schemas.
 
 export async function upsertOption(db: Db, key: OptionKey, value: string): Promise<void> {
   await db.option.upsert({ where: { key }, create: { key, value }, update: { value } });

@@ -1,9 +1,10 @@
 import { parseOrThrow } from '@modelgate/http';
+import { ROLE } from '@modelgate/schemas';
 import { Router } from 'express';
 import { z } from 'zod';
 import type { AccountDeps } from '../../app';
 import { sendData } from '../../lib/envelope';
-import { requireUser, ROLE_ROOT } from '../auth/require-user';
+import { requireUser } from '../auth/require-user';
 import { listOptions, updateOption } from './service';
 
 const updateOptionBody = z.object({ key: z.string().min(1), value: z.unknown() }).strict();
@@ -11,7 +12,7 @@ const updateOptionBody = z.object({ key: z.string().min(1), value: z.unknown() }
 /** Root-only runtime options (CONTRACT 3.4). */
 export function createOptionRouter(deps: AccountDeps): Router {
   const router = Router();
-  const root = requireUser(deps, ROLE_ROOT);
+  const root = requireUser(deps, ROLE.root);
   router.get('/option', root, async (_req, res) => {
     sendData(res, await listOptions(deps));
   });

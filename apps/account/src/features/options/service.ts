@@ -1,8 +1,8 @@
 import { AppError } from '@modelgate/errors';
-import { isOptionKey, normalizeOptionValue, OPTION_DEFINITIONS, OPTION_KEYS, type OptionKey } from '@modelgate/schemas';
+import { isOptionKey, normalizeOptionValue, OPTION_DEFINITIONS, OPTION_KEYS, type OptionKey, readOptionRows } from '@modelgate/schemas';
 import type { AccountDeps } from '../../app';
 import { publishInvalidation } from '../../lib/invalidation';
-import { insertMissingOptions, readOptionRows, upsertOption } from './repository';
+import { insertMissingOptions, upsertOption } from './repository';
 
 /** Every option with its stored (or default) text; secret options are left out entirely. */
 export async function listOptions(deps: AccountDeps): Promise<{ key: string; value: string }[]> {

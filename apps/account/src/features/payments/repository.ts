@@ -1,6 +1,5 @@
 import { Prisma, type PrismaClient } from '@modelgate/db';
-
-export const STRIPE_PROVIDER = 'stripe';
+import { STRIPE_PROVIDER } from '@modelgate/schemas';
 
 export async function findPayer(prisma: PrismaClient, userId: number) {
   return prisma.user.findFirst({ where: { id: userId, deletedAt: null }, select: { email: true, stripeCustomerId: true } });

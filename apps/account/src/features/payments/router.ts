@@ -1,19 +1,23 @@
 import { pageOf, parseOrThrow } from '@modelgate/http';
+import { ROLE, STRIPE_PROVIDER } from '@modelgate/schemas';
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import type { AccountDeps } from '../../app';
 import { sendData } from '../../lib/envelope';
 import { jsonBody } from '../../lib/json-body';
 import { idParam } from '../../lib/params';
-import { currentUser, requireUser, ROLE_ADMIN } from '../auth/require-user';
+import { currentUser, requireUser } from '../auth/require-user';
 import { listOwnTopUps, listPaymentEvents, replayPaymentEvent, startStripeTopUp } from './service';
 import { rawWebhookBody, stripeWebhookHandler } from './webhook';
 
 const payBody = z.strictObject({
   amount: z.number().int(),
   /** new-api's top-up page sends it; Stripe is the only method here. */
-  payment_method: z.literal('stripe').optional(),
+  payment_method: z.literal(STRIPE_PROVIDER).optional(),
 });
+
+/** A replay takes no parameters; a body, if sent, must be empty (no unknown fields anywhere). */
+const replayBody = z.strictObject({});
 
 const eventQuery = z.object({
   status: z.enum(['received', 'processed', 'ignored', 'failed']).optional(),
@@ -29,7 +33,7 @@ function checkoutUrls(req: Request) {
 export function createPaymentRouter(deps: AccountDeps): Router {
   const router = Router();
   // No session and no JSON parser: the signature covers the raw bytes.
-  router.post('/stripe/webhook', rawWebhookBody(), stripeWebhookHandler(deps));
+  router.post('/stripe/webhook', rawWebhookBody(deps.metrics), stripeWebhookHandler(deps));
 
   router.post('/user/stripe/pay', requireUser(deps), jsonBody(deps.env.MAX_REQUEST_BODY_MB), async (req, res) => {
     const { amount } = parseOrThrow(payBody, req.body);
@@ -39,12 +43,15 @@ export function createPaymentRouter(deps: AccountDeps): Router {
     sendData(res, await listOwnTopUps(deps, currentUser(req).id, pageOf(req.query)));
   });
 
-  router.get('/payment/events', requireUser(deps, ROLE_ADMIN), async (req, res) => {
+  router.get('/payment/events', requireUser(deps, ROLE.admin), async (req, res) => {
     const status = typeof req.query.status === 'string' && req.query.status !== '' ? req.query.status : undefined;
     const query = parseOrThrow(eventQuery, { status });
     sendData(res, await listPaymentEvents(deps, query.status, pageOf(req.query)));
   });
-  router.post('/payment/events/:id/replay', requireUser(deps, ROLE_ADMIN), async (req, res) => {
+  router.post('/payment/events/:id/replay', requireUser(deps, ROLE.admin), jsonBody(deps.env.MAX_REQUEST_BODY_MB), async (req, res) => {
+    // No body at all is fine; a body that was sent must be a JSON object without fields.
+    const sentBody = req.body !== undefined || Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+    parseOrThrow(replayBody, sentBody ? req.body : {});
     sendData(res, await replayPaymentEvent(deps, idParam(req.params.id, 'payment event')));
   });
   return router;

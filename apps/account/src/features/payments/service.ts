@@ -2,11 +2,11 @@ import { Prisma } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
 import { describeError } from '@modelgate/http';
 import { requeuePaymentWebhook, type RequeueOutcome } from '@modelgate/queue';
+import { readOptions, STRIPE_PROVIDER } from '@modelgate/schemas';
 import type { AccountDeps } from '../../app';
 import { unixSeconds } from '../../lib/clock';
-import type { Page } from '../../lib/envelope';
+import type { Page, PageRequest } from '../../lib/envelope';
 import { randomAlphanumeric } from '../../lib/random';
-import { readOptions } from '../options/repository';
 import {
   attachCheckoutSession,
   failUnstartedTopUp,
@@ -16,7 +16,6 @@ import {
   findTopUpPage,
   insertPendingTopUp,
   type PaymentEventRow,
-  STRIPE_PROVIDER,
   type TopUpRow,
 } from './repository';
 import { stripeClient } from './stripe-client';
@@ -26,12 +25,6 @@ export const MAX_TOPUP_AMOUNT = 100_000;
 
 /** How long an HTTP request waits for Redis before answering without it. */
 export const QUEUE_TIMEOUT_MS = 2_000;
-
-export interface PageRequest {
-  page: number;
-  pageSize: number;
-  skip: number;
-}
 
 /** Rejects after `ms`: a queue call on the HTTP path must never hang the request. */
 export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {

@@ -1,29 +1,32 @@
 import { describeError } from '@modelgate/http';
 import { enqueuePaymentWebhook, PROVIDER_EVENT_ID } from '@modelgate/queue';
+import { readOptions, STRIPE_PROVIDER } from '@modelgate/schemas';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import Stripe from 'stripe';
 import type { AccountDeps } from '../../app';
-import { readOptions } from '../options/repository';
-import { STRIPE_PROVIDER, storeStripeEvent } from './repository';
+import type { AccountMetrics } from '../metrics/metrics';
+import { storeStripeEvent } from './repository';
 import { QUEUE_TIMEOUT_MS, withTimeout } from './service';
 
 /** Stripe's window, applied both ways: `constructEvent` alone accepts any future timestamp. */
 export const SIGNATURE_TOLERANCE_S = 300;
 const WEBHOOK_BODY_LIMIT = '1mb';
 
-function fail(res: Response, status: number, reason: string): void {
+/** 400 (the delivery is refused) or 503 (the provider should deliver again later). */
+function fail(res: Response, metrics: AccountMetrics, status: 400 | 413 | 503, reason: string): void {
+  metrics.webhookReceived(status === 503 ? 'unavailable' : 'rejected');
   res.status(status).json({ error: reason });
 }
 
 /** The raw bytes, untouched (the signature covers them exactly); parser errors answered in the webhook's shape. */
-export function rawWebhookBody(): RequestHandler {
+export function rawWebhookBody(metrics: AccountMetrics): RequestHandler {
   const parse = express.raw({ type: '*/*', limit: WEBHOOK_BODY_LIMIT });
   return (req, res, next) => {
     parse(req, res, (err?: unknown) => {
       if (!err) return next();
       const type = (err as { type?: string }).type;
-      if (type === 'entity.too.large') return fail(res, 413, `body larger than ${WEBHOOK_BODY_LIMIT}`);
-      fail(res, 400, 'unreadable body');
+      if (type === 'entity.too.large') return fail(res, metrics, 413, `body larger than ${WEBHOOK_BODY_LIMIT}`);
+      fail(res, metrics, 400, 'unreadable body');
     });
   };
 }
@@ -63,27 +66,28 @@ function verifyStripeSignature(body: Buffer, header: string, secret: string, now
  * A database failure answers 503 so that Stripe delivers again.
  */
 export function stripeWebhookHandler(deps: AccountDeps) {
+  const { metrics } = deps;
   return async (req: Request, res: Response, _next: NextFunction) => {
-    if (!req.headers['content-type']) return fail(res, 400, 'missing content type');
-    if (!req.is('application/json')) return fail(res, 400, 'content type must be application/json');
+    if (!req.headers['content-type']) return fail(res, metrics, 400, 'missing content type');
+    if (!req.is('application/json')) return fail(res, metrics, 400, 'content type must be application/json');
     const body = req.body as unknown;
-    if (!Buffer.isBuffer(body) || body.length === 0) return fail(res, 400, 'missing body');
+    if (!Buffer.isBuffer(body) || body.length === 0) return fail(res, metrics, 400, 'missing body');
     const header = req.headers['stripe-signature'];
-    if (typeof header !== 'string' || header.length === 0) return fail(res, 400, 'missing Stripe-Signature header');
+    if (typeof header !== 'string' || header.length === 0) return fail(res, metrics, 400, 'missing Stripe-Signature header');
 
     let secret: string;
     try {
       secret = (await readOptions(deps.prisma)).StripeWebhookSecret;
     } catch (err) {
       deps.logger.error({ requestId: req.requestId, error: describeError(err) }, 'stripe webhook: database unavailable');
-      return fail(res, 503, 'temporarily unavailable');
+      return fail(res, metrics, 503, 'temporarily unavailable');
     }
-    if (!secret) return fail(res, 503, 'webhook secret not configured');
+    if (!secret) return fail(res, metrics, 503, 'webhook secret not configured');
 
     const verified = verifyStripeSignature(body, header, secret, deps.now ? deps.now() : Date.now());
     if (!verified.ok) {
       deps.logger.warn({ requestId: req.requestId, reason: verified.reason }, 'stripe webhook rejected');
-      return fail(res, 400, verified.reason);
+      return fail(res, metrics, 400, verified.reason);
     }
     const { id: eventId, type } = verified.event;
 
@@ -92,7 +96,7 @@ export function stripeWebhookHandler(deps: AccountDeps) {
       stored = await storeStripeEvent(deps.prisma, { eventId, type, payload: body.toString('utf8') });
     } catch (err) {
       deps.logger.error({ requestId: req.requestId, eventId, error: describeError(err) }, 'stripe webhook: event not stored');
-      return fail(res, 503, 'temporarily unavailable');
+      return fail(res, metrics, 503, 'temporarily unavailable');
     }
     try {
       await withTimeout(enqueuePaymentWebhook(deps.paymentQueue, { provider: STRIPE_PROVIDER, eventId }), QUEUE_TIMEOUT_MS, 'enqueue');
@@ -100,6 +104,7 @@ export function stripeWebhookHandler(deps: AccountDeps) {
       deps.logger.warn({ requestId: req.requestId, eventId, error: describeError(err) }, 'stripe webhook: stored but not queued; the sweeper will queue it');
     }
     deps.logger.info({ requestId: req.requestId, eventId, type, duplicate: !stored }, 'stripe webhook received');
+    metrics.webhookReceived(stored ? 'stored' : 'duplicate');
     res.json({ received: true });
   };
 }

@@ -1,7 +1,7 @@
+import { readOptions } from '@modelgate/schemas';
 import { Router } from 'express';
 import type { AccountDeps } from '../../app';
 import { sendData } from '../../lib/envelope';
-import { readOptions } from '../options/repository';
 import packageJson from '../../../package.json';
 
 export const SYSTEM_NAME = 'Modelgate';

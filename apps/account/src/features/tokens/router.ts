@@ -1,4 +1,5 @@
 import { pageOf, parseOrThrow } from '@modelgate/http';
+import { TOKEN_STATUS } from '@modelgate/schemas';
 import { Router } from 'express';
 import { z } from 'zod';
 import type { AccountDeps } from '../../app';
@@ -6,7 +7,7 @@ import { sendData } from '../../lib/envelope';
 import { idParam } from '../../lib/params';
 import { currentUser, requireUser } from '../auth/require-user';
 import { groupSchema } from '../users/fields';
-import { createToken, deleteToken, getToken, listTokens, TOKEN_STATUS, updateToken } from './service';
+import { createToken, deleteToken, getToken, listTokens, updateToken } from './service';
 
 const tokenFields = {
   remain_quota: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),

@@ -1,26 +1,15 @@
 import type { TokenModel } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
+import { effectiveTokenStatus, parseIpAllowList, readOptions, ROLE, TOKEN_STATUS } from '@modelgate/schemas';
 import type { AccountDeps } from '../../app';
 import { nowMs, unixSeconds } from '../../lib/clock';
-import type { Page } from '../../lib/envelope';
+import type { Page, PageRequest } from '../../lib/envelope';
 import { publishInvalidation } from '../../lib/invalidation';
-import { type AuthenticatedUser, ROLE_ADMIN } from '../auth/require-user';
-import type { PageRequest } from '../logs/service';
-import { readOptions } from '../options/repository';
-import { generateApiKey, maskedKey, normalizeAllowIps, normalizeModelList } from './keys';
+import type { AuthenticatedUser } from '../auth/require-user';
+import { generateApiKey, maskedKey, normalizeModelList } from './keys';
 import { deleteOwnToken, findOwnToken, findOwnTokenPage, insertToken, updateOwnToken } from './repository';
 
-/** CONTRACT 3.2 token statuses. */
-export const TOKEN_STATUS = { enabled: 1, disabled: 2, expired: 3, exhausted: 4 } as const;
 const NEVER = -1;
-
-/** Status as the relay will treat the key now: an enabled key past its expiry or quota shows as such. */
-function effectiveStatus(token: TokenModel, now: number): number {
-  if (token.status !== TOKEN_STATUS.enabled) return token.status;
-  if (token.expiresAt && token.expiresAt.getTime() <= now) return TOKEN_STATUS.expired;
-  if (!token.unlimitedQuota && token.remainQuota <= 0n) return TOKEN_STATUS.exhausted;
-  return TOKEN_STATUS.enabled;
-}
 
 function tokenView(token: TokenModel, now: number) {
   return {
@@ -28,7 +17,8 @@ function tokenView(token: TokenModel, now: number) {
     user_id: token.userId,
     name: token.name,
     key: maskedKey(token.keyPrefix, token.keySuffix),
-    status: effectiveStatus(token, now),
+    // As the relay will treat the key now: an enabled key past its expiry or quota shows as such.
+    status: effectiveTokenStatus(token, now),
     created_at: unixSeconds(token.createdAt),
     accessed_at: unixSeconds(token.accessedAt),
     expired_time: token.expiresAt ? unixSeconds(token.expiresAt) : NEVER,
@@ -65,11 +55,11 @@ async function columnsOf(deps: AccountDeps, user: AuthenticatedUser, input: Toke
   }
   let allowIps: string | undefined;
   if (input.allow_ips !== undefined) {
-    const parsed = normalizeAllowIps(input.allow_ips);
-    if ('invalid' in parsed) {
-      throw new AppError('invalid_request', `allow_ips: "${parsed.invalid}" is not an IP or CIDR`, { param: 'allow_ips' });
+    try {
+      allowIps = parseIpAllowList(input.allow_ips).entries.join('\n');
+    } catch (err) {
+      throw new AppError('invalid_request', `allow_ips: ${(err as Error).message}`, { param: 'allow_ips' });
     }
-    allowIps = parsed.value;
   }
   if (input.group) await assertGroupUsable(deps, user, input.group);
   return {
@@ -87,7 +77,7 @@ async function columnsOf(deps: AccountDeps, user: AuthenticatedUser, input: Toke
 /** A key's group picks channels and prices: users may only use their own; admins any priced group. */
 async function assertGroupUsable(deps: AccountDeps, user: AuthenticatedUser, group: string): Promise<void> {
   if (group === user.group) return;
-  if (user.role >= ROLE_ADMIN && Object.hasOwn((await readOptions(deps.prisma)).GroupRatio, group)) return;
+  if (user.role >= ROLE.admin && Object.hasOwn((await readOptions(deps.prisma)).GroupRatio, group)) return;
   throw new AppError('invalid_request', `group: "${group}" is not available to this user`, { param: 'group' });
 }
 
@@ -127,7 +117,7 @@ export async function updateToken(deps: AccountDeps, user: AuthenticatedUser, id
   const columns = await columnsOf(deps, user, input);
   if (input.status === TOKEN_STATUS.enabled) {
     const candidate = { ...current, ...stripUndefined(columns), status: TOKEN_STATUS.enabled } as TokenModel;
-    const status = effectiveStatus(candidate, nowMs(deps));
+    const status = effectiveTokenStatus(candidate, nowMs(deps));
     if (status === TOKEN_STATUS.expired) {
       throw new AppError('invalid_request', 'status: the key has expired; set a later expired_time to enable it', { param: 'status' });
     }

@@ -1,10 +1,11 @@
 import { pageOf, parseOrThrow } from '@modelgate/http';
+import { ROLE } from '@modelgate/schemas';
 import { Router } from 'express';
 import { z } from 'zod';
 import type { AccountDeps } from '../../app';
 import { sendData } from '../../lib/envelope';
 import { idParam } from '../../lib/params';
-import { currentUser, requireUser, ROLE_ADMIN } from '../auth/require-user';
+import { currentUser, requireUser } from '../auth/require-user';
 import { getUser, listUsers, MANAGE_ACTIONS, manageUser, updateUserAsAdmin } from './admin-service';
 import { groupSchema } from './fields';
 
@@ -25,7 +26,7 @@ const manageBody = z.object({ id: userId, action: z.enum(MANAGE_ACTIONS) }).stri
 /** CONTRACT 3.3 users administration (role >= 10). Mounted after the self routes: `/user/:id` is a catch-all. */
 export function createUserAdminRouter(deps: AccountDeps): Router {
   const router = Router();
-  const admin = requireUser(deps, ROLE_ADMIN);
+  const admin = requireUser(deps, ROLE.admin);
   router.get('/user', admin, async (req, res) => {
     sendData(res, await listUsers(deps, pageOf(req.query)));
   });

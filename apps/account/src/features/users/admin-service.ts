@@ -1,11 +1,11 @@
 import { AppError } from '@modelgate/errors';
+import { LOG_TYPE, ROLE, USER_STATUS } from '@modelgate/schemas';
 import type { AccountDeps } from '../../app';
 import { nowMs } from '../../lib/clock';
-import type { Page } from '../../lib/envelope';
+import type { Page, PageRequest } from '../../lib/envelope';
 import { publishInvalidation } from '../../lib/invalidation';
-import { type AuthenticatedUser, ROLE_ADMIN, ROLE_ROOT, ROLE_USER, STATUS_DISABLED, STATUS_ENABLED } from '../auth/require-user';
-import { appendLedgerRow, LOG_TYPE } from '../logs/repository';
-import type { PageRequest } from '../logs/service';
+import type { AuthenticatedUser } from '../auth/require-user';
+import { appendLedgerRow } from '../logs/repository';
 import { findProfile, findProfilePage, lockUser, updateUser } from './repository';
 import { adminUserView } from './views';
 
@@ -13,7 +13,7 @@ type Target = { id: number; role: number };
 
 /** CONTRACT 3.3: an admin acts only on users of a lower role; root on anyone but itself. */
 function assertMayActOn(actor: AuthenticatedUser, target: Target): void {
-  if (actor.role >= ROLE_ROOT ? target.id === actor.id : target.role >= actor.role) {
+  if (actor.role >= ROLE.root ? target.id === actor.id : target.role >= actor.role) {
     throw new AppError('forbidden', 'not allowed to manage this user');
   }
 }
@@ -72,24 +72,24 @@ export async function manageUser(deps: AccountDeps, actor: AuthenticatedUser, id
     let { role, status } = target;
     switch (action) {
       case 'enable':
-        status = STATUS_ENABLED;
+        status = USER_STATUS.enabled;
         break;
       case 'disable':
-        status = STATUS_DISABLED;
+        status = USER_STATUS.disabled;
         break;
       case 'delete':
         // Soft delete: the ledger rows stay; disabled too, so anything checking only the status refuses it.
-        await updateUser(tx, id, { deletedAt: new Date(nowMs(deps)), status: STATUS_DISABLED, accessTokenHash: null });
+        await updateUser(tx, id, { deletedAt: new Date(nowMs(deps)), status: USER_STATUS.disabled, accessTokenHash: null });
         return { role, status, deleted: true };
       case 'promote':
-        if (actor.role < ROLE_ROOT) throw new AppError('forbidden', 'only root can promote users');
-        if (role >= ROLE_ADMIN) throw new AppError('invalid_request', 'user is already an admin');
-        role = ROLE_ADMIN;
+        if (actor.role < ROLE.root) throw new AppError('forbidden', 'only root can promote users');
+        if (role >= ROLE.admin) throw new AppError('invalid_request', 'user is already an admin');
+        role = ROLE.admin;
         break;
       case 'demote':
-        if (role >= ROLE_ROOT) throw new AppError('forbidden', 'root cannot be demoted');
-        if (role <= ROLE_USER) throw new AppError('invalid_request', 'user is already a common user');
-        role = ROLE_USER;
+        if (role >= ROLE.root) throw new AppError('forbidden', 'root cannot be demoted');
+        if (role <= ROLE.user) throw new AppError('invalid_request', 'user is already a common user');
+        role = ROLE.user;
         break;
     }
     await updateUser(tx, id, { role, status });

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { ROLE } from '@modelgate/schemas';
 import type { AccountDeps } from '../../app';
 import { isUniqueViolation } from '../../lib/db';
 import { randomAlphanumeric } from '../../lib/random';
 import { hashPassword } from '../auth/passwords';
-import { ROLE_ROOT } from '../auth/require-user';
 import { AFF_CODE_LENGTH } from './fields';
 import { hasRootUser, insertUser } from './repository';
 
@@ -15,7 +15,7 @@ export type RootBootstrap = { created: false } | { created: true; username: stri
  * There is no default password.
  */
 export async function ensureRootUser(deps: AccountDeps): Promise<RootBootstrap> {
-  if (await hasRootUser(deps.prisma, ROLE_ROOT)) return { created: false };
+  if (await hasRootUser(deps.prisma, ROLE.root)) return { created: false };
   const username = deps.env.ROOT_USERNAME;
   const generatedPassword = deps.env.ROOT_PASSWORD ? undefined : randomBytes(18).toString('base64url');
   const password = deps.env.ROOT_PASSWORD ?? generatedPassword!;
@@ -24,13 +24,13 @@ export async function ensureRootUser(deps: AccountDeps): Promise<RootBootstrap> 
       username,
       passwordHash: await hashPassword(password, deps.env.PASSWORD_HASH_MEMORY_KIB),
       displayName: 'Root User',
-      role: ROLE_ROOT,
+      role: ROLE.root,
       affCode: randomAlphanumeric(AFF_CODE_LENGTH),
     });
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
     // Another instance created it meanwhile, or a user already holds this name.
-    if (await hasRootUser(deps.prisma, ROLE_ROOT)) return { created: false };
+    if (await hasRootUser(deps.prisma, ROLE.root)) return { created: false };
     deps.logger.error({ username }, 'cannot create the root user: the username is taken by a non-root user; set ROOT_USERNAME');
     return { created: false };
   }

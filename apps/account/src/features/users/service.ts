@@ -1,4 +1,5 @@
 import { AppError } from '@modelgate/errors';
+import { LOG_TYPE, readOptions } from '@modelgate/schemas';
 import type { AccountDeps } from '../../app';
 import { nowMs } from '../../lib/clock';
 import { isUniqueViolation } from '../../lib/db';
@@ -6,8 +7,7 @@ import { publishInvalidation } from '../../lib/invalidation';
 import { randomAlphanumeric } from '../../lib/random';
 import { hashPassword, verifyPassword } from '../auth/passwords';
 import { hashAccessToken } from '../auth/require-user';
-import { appendLedgerRow, LOG_TYPE } from '../logs/repository';
-import { readOptions } from '../options/repository';
+import { appendLedgerRow } from '../logs/repository';
 import { findAffCode, findPasswordHash, findProfile, moveAffQuota, setAffCodeIfMissing, updateUser } from './repository';
 import { AFF_CODE_LENGTH } from './fields';
 import { selfView } from './views';
@@ -28,7 +28,7 @@ export interface SelfUpdate {
 }
 
 export async function updateSelf(deps: AccountDeps, userId: number, input: SelfUpdate) {
-  const data: { displayName?: string; email?: string | null; passwordHash?: string; passwordChangedAt?: Date } = {};
+  const data: { displayName?: string; email?: string | null; passwordHash?: string; passwordChangedAt?: Date; accessTokenHash?: null } = {};
   if (input.display_name !== undefined) data.displayName = input.display_name;
   if (input.email !== undefined) data.email = input.email === '' ? null : input.email;
   if (input.password !== undefined) {
@@ -42,6 +42,8 @@ export async function updateSelf(deps: AccountDeps, userId: number, input: SelfU
     data.passwordHash = await hashPassword(input.password, deps.env.PASSWORD_HASH_MEMORY_KIB);
     // Every session issued before now stops working; the caller's own is re-issued by the router.
     data.passwordChangedAt = new Date(nowMs(deps));
+    // So does the access token: whoever held the old password could have fetched it.
+    data.accessTokenHash = null;
   }
   try {
     await updateUser(deps.prisma, userId, data);

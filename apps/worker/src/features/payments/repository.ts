@@ -1,10 +1,7 @@
 import { Prisma, type PrismaClient } from '@modelgate/db';
-import { parseOptions, type OptionValues } from '@modelgate/schemas';
+import { LOG_TYPE, STRIPE_PROVIDER } from '@modelgate/schemas';
 
 export type Tx = Prisma.TransactionClient;
-
-export const STRIPE_PROVIDER = 'stripe';
-export const TOPUP_LOG_TYPE = 1;
 
 /** Inbox row statuses: `received` until the worker is done with it, then one of the other three. */
 export type PaymentEventStatus = 'received' | 'processed' | 'ignored' | 'failed';
@@ -16,10 +13,6 @@ export interface StoredPaymentEvent {
   type: string;
   payload: string;
   status: string;
-}
-
-export async function readOptions(prisma: PrismaClient): Promise<OptionValues> {
-  return parseOptions(await prisma.option.findMany({ select: { key: true, value: true } }));
 }
 
 export function findStripeEvent(prisma: PrismaClient, eventId: string): Promise<StoredPaymentEvent | null> {
@@ -69,7 +62,7 @@ export function findTopUp(tx: Tx, tradeNo: string): Promise<TopUpRef | null> {
 export async function closePendingTopUp(tx: Tx, tradeNo: string, status: Exclude<TopUpStatus, 'pending'>): Promise<TopUpRef | null> {
   const rows = await tx.$queryRaw<TopUpRef[]>`
     UPDATE top_ups
-       SET status = ${status}, completed_at = now(), updated_at = now()
+       SET status = ${status}, completed_at = (now() AT TIME ZONE 'UTC'), updated_at = (now() AT TIME ZONE 'UTC')
      WHERE trade_no = ${tradeNo} AND status = 'pending'
  RETURNING id, user_id AS "userId", amount, status, provider, provider_session_id AS "providerSessionId"`;
   return rows[0] ?? null;
@@ -98,7 +91,7 @@ export async function creditTopUp(tx: Tx, credit: TopUpCredit): Promise<void> {
   await tx.log.create({
     data: {
       userId: credit.userId,
-      type: TOPUP_LOG_TYPE,
+      type: LOG_TYPE.topup,
       username: user.username,
       content: `Stripe top-up ${credit.tradeNo}: ${credit.amount} units credited`,
       quota: credit.quota,

@@ -1,15 +1,6 @@
 import type { PrismaClient } from '@modelgate/db';
-import {
-  closePendingTopUp,
-  creditTopUp,
-  findStripeEvent,
-  findTopUp,
-  finishEvent,
-  readOptions,
-  STRIPE_PROVIDER,
-  type Tx,
-  withLockedEvent,
-} from './repository';
+import { readOptions, STRIPE_PROVIDER } from '@modelgate/schemas';
+import { closePendingTopUp, creditTopUp, findStripeEvent, findTopUp, finishEvent, type Tx, withLockedEvent } from './repository';
 import { actionForStripeEvent, type PaymentAction } from './stripe-event';
 
 /** What processing an event did; `rejected` events end `failed` in the inbox for an operator to see. */

@@ -2,7 +2,8 @@ import type { PrismaClient } from '@modelgate/db';
 import { describeError } from '@modelgate/http';
 import type { Logger } from '@modelgate/logger';
 import { type PaymentWebhookJob, type Queue, requeuePaymentWebhook } from '@modelgate/queue';
-import { findStaleReceivedEvents, STRIPE_PROVIDER } from './repository';
+import { STRIPE_PROVIDER } from '@modelgate/schemas';
+import { findStaleReceivedEvents } from './repository';
 
 export interface InboxSweeperOptions {
   prisma: PrismaClient;

@@ -1,0 +1,77 @@
+/**
+ * Codes stored in the database and sent on the wire (CONTRACT 1.2, 3.2, 3.3), shared by every
+ * service that reads or writes them.
+ */
+
+export const ROLE = { user: 1, admin: 10, root: 100 } as const;
+export const USER_STATUS = { enabled: 1, disabled: 2 } as const;
+
+/** `logs.type`; a row's `quota` is the signed change it made to the user's quota. */
+export const LOG_TYPE = { topup: 1, consume: 2, manage: 3, system: 4, error: 5, refund: 6 } as const;
+export type LogType = (typeof LOG_TYPE)[keyof typeof LOG_TYPE];
+
+/** `top_ups.provider` and `payment_events.provider` of Stripe payments. */
+export const STRIPE_PROVIDER = 'stripe';
+
+export const CHANNEL_STATUS = { enabled: 1, manuallyDisabled: 2, autoDisabled: 3 } as const;
+export const CHANNEL_TYPE = { openai: 1, gemini: 24 } as const;
+export type ChannelType = (typeof CHANNEL_TYPE)[keyof typeof CHANNEL_TYPE];
+
+export function isChannelType(type: number): type is ChannelType {
+  return type === CHANNEL_TYPE.openai || type === CHANNEL_TYPE.gemini;
+}
+
+/** Where a channel sends requests when its `base_url` is '' (the column keeps '' so a type change follows). */
+export const DEFAULT_CHANNEL_BASE_URL: Record<ChannelType, string> = {
+  [CHANNEL_TYPE.openai]: 'https://api.openai.com',
+  [CHANNEL_TYPE.gemini]: 'https://generativelanguage.googleapis.com',
+};
+
+/** The base URL a channel actually uses: its own, or its type's default. */
+export function channelBaseUrl(channel: { type: ChannelType; baseUrl: string }): string {
+  return channel.baseUrl.trim() || DEFAULT_CHANNEL_BASE_URL[channel.type];
+}
+
+/**
+ * A channel's `model_mapping` text (JSON object: requested model -> upstream model) as a record;
+ * '' (or blank) maps nothing. Throws an Error saying what is wrong with the text.
+ */
+export function parseModelMapping(text: string): Record<string, string> {
+  if (text.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new Error('must be JSON text of an object mapping model names to model names');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new Error('must be a JSON object mapping model names to model names');
+  }
+  const mapping: Record<string, string> = {};
+  for (const [from, to] of Object.entries(parsed)) {
+    if (from === '' || typeof to !== 'string' || to === '') {
+      throw new Error(`entry ${JSON.stringify(from)} must map a model name to a non-empty model name`);
+    }
+    mapping[from] = to;
+  }
+  return mapping;
+}
+
+export const TOKEN_STATUS = { enabled: 1, disabled: 2, expired: 3, exhausted: 4 } as const;
+
+export interface TokenState {
+  status: number;
+  /** null: never expires. */
+  expiresAt: Date | number | null;
+  remainQuota: bigint | number;
+  unlimitedQuota: boolean;
+}
+
+/** The status a key has now: an enabled key past its expiry or out of quota counts as expired or exhausted. */
+export function effectiveTokenStatus(token: TokenState, nowMs: number): number {
+  if (token.status !== TOKEN_STATUS.enabled) return token.status;
+  const expiresAtMs = token.expiresAt instanceof Date ? token.expiresAt.getTime() : token.expiresAt;
+  if (expiresAtMs !== null && expiresAtMs <= nowMs) return TOKEN_STATUS.expired;
+  if (!token.unlimitedQuota && token.remainQuota <= 0) return TOKEN_STATUS.exhausted;
+  return TOKEN_STATUS.enabled;
+}

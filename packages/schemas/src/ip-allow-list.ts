@@ -1,0 +1,76 @@
+import { BlockList, isIP } from 'node:net';
+
+/** A key's `allow_ips` (CONTRACT 3.2), parsed once: the account validates and stores it, the relay matches with it. */
+export interface IpAllowList {
+  /** Normalised entries ('192.0.2.1', '10.0.0.0/8', '2001:db8::/32'), duplicates dropped; none: any address. */
+  readonly entries: readonly string[];
+  readonly rules: BlockList;
+}
+
+interface Address {
+  address: string;
+  family: 4 | 6;
+  /** Written as IPv4-mapped IPv6 (`::ffff:a.b.c.d`); `address` is then the IPv4 form. */
+  mapped: boolean;
+}
+
+const MAPPED_IPV4 = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/;
+
+/** Canonical form of an IP address, or undefined when the text is not one. */
+function parseAddress(text: string): Address | undefined {
+  const family = isIP(text);
+  if (family === 4) return { address: text, family: 4, mapped: false };
+  // A zone id (`fe80::1%eth0`) names an interface of this host, not a client address.
+  if (family !== 6 || text.includes('%')) return undefined;
+  // The WHATWG URL parser prints IPv6 in RFC 5952 form: lower case, zeros compressed, mapped IPv4 in hex.
+  const canonical = new URL(`http://[${text}]`).hostname.slice(1, -1);
+  const mapped = MAPPED_IPV4.exec(canonical);
+  if (!mapped) return { address: canonical, family: 6, mapped: false };
+  const high = Number.parseInt(mapped[1], 16);
+  const low = Number.parseInt(mapped[2], 16);
+  return { address: `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`, family: 4, mapped: true };
+}
+
+/** One entry -> its normalised text; throws naming the entry and what is wrong with it. */
+function normalizeEntry(entry: string): string {
+  const slash = entry.indexOf('/');
+  const address = parseAddress(slash === -1 ? entry : entry.slice(0, slash));
+  if (!address) throw new Error(`"${entry}" is not an IP address or CIDR range`);
+  if (slash === -1) return address.address;
+  const prefixText = entry.slice(slash + 1);
+  if (!/^[0-9]{1,3}$/.test(prefixText)) throw new Error(`"${entry}": the prefix length must be a whole number`);
+  let bits = Number(prefixText);
+  if (address.mapped) {
+    if (bits < 96 || bits > 128) throw new Error(`"${entry}": an IPv4-mapped range needs a prefix length from 96 to 128`);
+    bits -= 96;
+  }
+  const maxBits = address.family === 4 ? 32 : 128;
+  if (bits > maxBits) throw new Error(`"${entry}": the prefix length must be at most ${maxBits}`);
+  return `${address.address}/${bits}`;
+}
+
+const familyName = (family: 4 | 6) => (family === 4 ? 'ipv4' : 'ipv6');
+
+/**
+ * Newline- (or comma-) separated IP addresses and CIDR ranges, IPv4 or IPv6; IPv4-mapped IPv6
+ * entries count as the IPv4 they carry. Throws an Error naming the first invalid entry.
+ */
+export function parseIpAllowList(text: string): IpAllowList {
+  const entries = [...new Set(text.split(/[\n,]/).map((entry) => entry.trim()).filter(Boolean).map(normalizeEntry))];
+  const rules = new BlockList();
+  for (const entry of entries) {
+    const [address, bits] = entry.split('/');
+    const family = familyName(isIP(address) === 4 ? 4 : 6);
+    if (bits === undefined) rules.addAddress(address, family);
+    else rules.addSubnet(address, Number(bits), family);
+  }
+  return { entries, rules };
+}
+
+/** Whether a client address may use the key: any address when the list is empty, none that is not an IP. */
+export function ipAllowed(list: IpAllowList, ip: string | undefined): boolean {
+  if (list.entries.length === 0) return true;
+  const address = ip === undefined ? undefined : parseAddress(ip);
+  if (!address) return false;
+  return list.rules.check(address.address, familyName(address.family));
+}
