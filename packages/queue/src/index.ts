@@ -1,6 +1,6 @@
 import { type ConnectionOptions, type Job, Queue, UnrecoverableError, Worker, type WorkerOptions } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
-import { CACHE_INVALIDATION_CHANNEL, type CacheInvalidation, cacheInvalidationSchema } from '@modelgate/schemas';
+import { CACHE_INVALIDATION_CHANNEL, type CacheInvalidation, cacheInvalidationSchema, STRIPE_PROVIDER } from '@modelgate/schemas';
 import { z } from 'zod';
 
 /** Queue names and payloads are defined once here and shared by producers and workers. */
@@ -15,7 +15,7 @@ export const QUEUE_NAMES = {
 export const PROVIDER_EVENT_ID = /^[A-Za-z][A-Za-z0-9_-]{0,254}$/;
 
 export const paymentWebhookJobSchema = z.object({
-  provider: z.literal('stripe'),
+  provider: z.literal(STRIPE_PROVIDER),
   /** The provider's event id; also the BullMQ job id, so a duplicate add is a no-op. */
   eventId: z.string().regex(PROVIDER_EVENT_ID, 'not a provider event id'),
 });

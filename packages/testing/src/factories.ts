@@ -15,9 +15,9 @@ import {
   type UserUncheckedCreateInput,
 } from '@modelgate/db';
 import { TEST_CRYPTO_SECRET, TEST_PASSWORD } from './constants';
+import { LOG_TYPE } from '@modelgate/schemas';
 
 
-const LOG_TYPE_SYSTEM = 4;
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 let sequence = 0;
@@ -61,7 +61,7 @@ export async function createUser(prisma: PrismaClient, overrides: UserOverrides 
         data: {
           userId: user.id,
           username: user.username,
-          type: LOG_TYPE_SYSTEM,
+          type: LOG_TYPE.system,
           content: 'starting quota (test fixture)',
           quota: startingQuota,
         },
