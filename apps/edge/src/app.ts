@@ -4,7 +4,7 @@ import type { Logger } from '@modelgate/logger';
 import express, { type Express } from 'express';
 import type { EdgeEnv } from './env';
 import { serviceHealthCheck } from './features/health/service-checks';
-import { createEdgeMetrics, metricsRouter, type EdgeMetrics } from './features/metrics/metrics';
+import { createEdgeMetrics, createMetricsApp, type EdgeMetrics } from './features/metrics/metrics';
 import { clientIpOf } from './features/proxy/client-ip';
 import { createEdgeProxy, type EdgeProxy } from './features/proxy/proxy';
 import { createUpstream } from './features/proxy/upstreams';
@@ -21,15 +21,18 @@ export type EdgeConfig = Pick<
 
 export interface EdgeDeps {
   logger: Logger;
-  /** Process-wide metrics (CPU, memory, event loop) on /metrics; off in tests. */
+  /** Process-wide metrics (CPU, memory, event loop) besides the edge's own; off in tests. */
   defaultMetrics?: boolean;
   /** Deadline for each service's /healthz during /readyz. */
   readinessTimeoutMs?: number;
 }
 
 export interface EdgeApp {
+  /** The public entry point. */
   app: Express;
   metrics: EdgeMetrics;
+  /** `GET /metrics`, for a listener of its own on EDGE_METRICS_PORT (never the public port). */
+  metricsApp: Express;
   /** Closes the pooled upstream connections (after the server has drained). */
   close(): void;
 }
@@ -51,8 +54,8 @@ function routeProxiedPathsFirst(app: Express, proxy: EdgeProxy): void {
 export function buildApp(config: EdgeConfig, deps: EdgeDeps): EdgeApp {
   const { logger } = deps;
   const upstreams = {
-    relay: createUpstream('relay', config.RELAY_URL),
-    account: createUpstream('account', config.ACCOUNT_URL),
+    relay: createUpstream('relay', config.RELAY_URL, config.EDGE_UPSTREAM_CONNECT_TIMEOUT_MS),
+    account: createUpstream('account', config.ACCOUNT_URL, config.EDGE_UPSTREAM_CONNECT_TIMEOUT_MS),
   };
   const metrics = createEdgeMetrics({ defaultMetrics: deps.defaultMetrics ?? false });
   const readinessTimeoutMs = deps.readinessTimeoutMs ?? 2000;
@@ -62,7 +65,6 @@ export function buildApp(config: EdgeConfig, deps: EdgeDeps): EdgeApp {
   const proxy = createEdgeProxy({
     upstreams,
     maxBodyMb: config.MAX_REQUEST_BODY_MB,
-    connectTimeoutMs: config.EDGE_UPSTREAM_CONNECT_TIMEOUT_MS,
     idleTimeoutMs: config.EDGE_UPSTREAM_IDLE_TIMEOUT_MS,
     clientIp: (req) => clientIpOf(req, trustedHops),
     trustForwardedHeaders: trustedHops > 0,
@@ -85,16 +87,16 @@ export function buildApp(config: EdgeConfig, deps: EdgeDeps): EdgeApp {
       readinessTimeoutMs,
     ),
   );
-  app.use(metricsRouter(metrics));
   app.use(notFound('envelope'));
   app.use(errorHandler(logger, 'envelope'));
 
   return {
     app,
     metrics,
+    metricsApp: createMetricsApp(metrics),
     close() {
-      upstreams.relay.agent.destroy();
-      upstreams.account.agent.destroy();
+      void upstreams.relay.pool.destroy();
+      void upstreams.account.pool.destroy();
     },
   };
 }

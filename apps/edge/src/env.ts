@@ -3,6 +3,11 @@ import { commonEnvShape, env, loadEnvOrExit, z, type EnvSource } from '@modelgat
 export const edgeEnvSchema = z.object({
   ...commonEnvShape,
   EDGE_PORT: env.port(3000),
+  /**
+   * Prometheus `/metrics`, on a listener of its own (all interfaces, for the scraper) that the
+   * public port never routes to: do not publish or expose it to clients.
+   */
+  EDGE_METRICS_PORT: env.port(9091),
   RELAY_URL: env.httpUrl('http://127.0.0.1:3001'),
   ACCOUNT_URL: env.httpUrl('http://127.0.0.1:3002'),
   MAX_REQUEST_BODY_MB: env.positiveInt(32),

@@ -1,4 +1,4 @@
-import { runService } from '@modelgate/http';
+import { closeServer, listen, runService } from '@modelgate/http';
 import { createLogger } from '@modelgate/logger';
 import { buildApp } from './app';
 import { loadEdgeEnv } from './env';
@@ -13,13 +13,17 @@ async function main(): Promise<void> {
   const env = loadEdgeEnv();
   const logger = createLogger({ service: 'edge', level: env.LOG_LEVEL });
   const edge = buildApp(env, { logger, defaultMetrics: true });
+  // Metrics first: a port clash fails the start before the edge takes traffic.
+  const metricsServer = await listen(edge.metricsApp, env.EDGE_METRICS_PORT);
+  logger.info({ port: env.EDGE_METRICS_PORT }, 'edge metrics listening');
   const server = await runService(edge.app, {
     name: 'edge',
     logger,
     port: env.EDGE_PORT,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     keepAliveTimeoutMs: CLIENT_KEEP_ALIVE_TIMEOUT_MS,
-    closers: [() => edge.close()],
+    // Scrapes keep working while the public port drains.
+    closers: [() => edge.close(), () => closeServer(metricsServer)],
   });
   server.headersTimeout = env.EDGE_HEADERS_TIMEOUT_MS;
 }

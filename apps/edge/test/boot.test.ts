@@ -48,8 +48,10 @@ describe('boot', () => {
   it('serves, logs no per-request lines at info, keeps secrets out of error logs, and stops on SIGTERM', async () => {
     const relay = await startStandIn();
     const port = await freePort();
+    const metricsPort = await freePort();
     const child = spawnEdge({
       EDGE_PORT: String(port),
+      EDGE_METRICS_PORT: String(metricsPort),
       RELAY_URL: relay.url,
       ACCOUNT_URL: `http://127.0.0.1:${await freePort()}`,
       LOG_LEVEL: 'info',
@@ -62,6 +64,16 @@ describe('boot', () => {
       const proxied = await httpRequest(`${base}/v1/models`);
       expect(proxied.statusCode).toBe(200);
       await proxied.body.dump();
+
+      // Metrics (process ones included) on their own port; the public one does not serve them.
+      const metrics = await httpRequest(`http://127.0.0.1:${metricsPort}/metrics`);
+      expect(metrics.statusCode).toBe(200);
+      const exposition = await metrics.body.text();
+      expect(exposition).toMatch(/^edge_proxied_responses_total\{upstream="relay",status_class="2xx"\} 1$/m);
+      expect(exposition).toMatch(/^process_cpu_user_seconds_total /m);
+      const publicMetrics = await httpRequest(`${base}/metrics`);
+      expect(publicMetrics.statusCode).toBe(404);
+      await publicMetrics.body.dump();
 
       const down = await httpRequest(`${base}/api/user/self?access_token=SECRET-TOKEN-123`);
       expect(down.statusCode).toBe(502);

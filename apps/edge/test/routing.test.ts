@@ -76,12 +76,18 @@ describe('routing', () => {
     expect(res.headers['x-request-id']).toBeTruthy();
   });
 
-  it('exposes Prometheus metrics counting proxied responses', async () => {
+  it('exposes Prometheus metrics counting proxied responses on the metrics listener only', async () => {
     await httpRequest(`${edge.url}/v1/models`, { dispatcher: client }).then((r) => r.body.dump());
-    const res = await request(edge.edge.app).get('/metrics');
+    const res = await request(edge.edge.metricsApp).get('/metrics');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/text\/plain/);
     expect(res.text).toMatch(/edge_proxied_responses_total\{upstream="relay",status_class="2xx"\} [1-9]/);
+    expect((await request(edge.edge.metricsApp).get('/v1/models')).status).toBe(404);
+
+    // The public port answers /metrics like any unknown path.
+    const publicMetrics = await httpRequest(`${edge.url}/metrics`, { dispatcher: client });
+    expect(publicMetrics.statusCode).toBe(404);
+    expect(await publicMetrics.body.json()).toEqual({ success: false, message: 'no route for GET /metrics', code: 'not_found' });
   });
 });
 

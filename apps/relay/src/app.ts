@@ -1,12 +1,14 @@
 import { dialectForPath } from '@modelgate/errors';
 import { pingDatabase, type PrismaClient } from '@modelgate/db';
 import type { Logger } from '@modelgate/logger';
-import { errorHandler, healthRouter, notFound, requestId } from '@modelgate/http';
+import { accessLog, errorHandler, healthRouter, notFound, requestId, type ServiceMetrics } from '@modelgate/http';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
 import type { ChannelCache } from './features/channels/channel-cache';
-import { completionsRouter } from './features/completions/router';
-import { geminiRouter } from './features/gemini/router';
+import { routeDirectFirst } from './direct-routes';
+import { completionsRoute } from './features/completions/router';
+import { geminiRoute } from './features/gemini/router';
+import { authContextOf, type AuthContext } from './features/keys/authenticate';
 import type { KeyCache } from './features/keys/key-cache';
 import { modelsRouter } from './features/models/router';
 import { ClientGone, type RelayService } from './features/relay/service';
@@ -19,14 +21,22 @@ export interface RelayDeps {
   keys: KeyCache;
   channels: ChannelCache;
   relay: RelayService;
+  /** HTTP series; the relay's own are registered on the same registry. */
+  metrics: ServiceMetrics;
   maxBodyMb: number;
 }
 
 const dialectOf = (req: Request) => dialectForPath(req.path);
 
+/** The key's owner once the key was accepted, and the channel that served the call. */
+function callContextOf(_req: Request, res: Response): Record<string, unknown> | undefined {
+  const auth = authContextOf(res) as AuthContext | undefined;
+  return auth && { userId: auth.user.id, channelId: res.locals.channelId as number | undefined };
+}
+
 /** Upstream answers relayed as they are, vanished clients left alone, the rest in the route's dialect. */
 function relayErrors(logger: Logger) {
-  const fallback = errorHandler(logger, dialectOf);
+  const fallback = errorHandler(logger, dialectOf, { context: callContextOf });
   return (err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (err instanceof ClientGone) {
       if (!res.writableEnded) res.destroy();
@@ -47,12 +57,20 @@ export function createRelayApp(deps: RelayDeps): Express {
   app.set('etag', false);
   // The edge (loopback or private network) sets X-Forwarded-For: the client address for IP allow-lists.
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
-  app.use(requestId());
+  const perRequest = [requestId(), deps.metrics.middleware];
+  // One line per request costs throughput: only when debugging (failures have their own lines).
+  if (deps.logger.isLevelEnabled('debug')) perRequest.push(accessLog(deps.logger, { context: callContextOf }));
+  const errors = relayErrors(deps.logger);
+  // The relayed calls (the hot path) bypass Express; everything else is an ordinary Express app.
+  routeDirectFirst(app, perRequest, [
+    completionsRoute(deps.keys, deps.relay, deps.maxBodyMb),
+    geminiRoute(deps.keys, deps.relay, deps.maxBodyMb),
+  ], errors);
+  app.use(...perRequest);
   app.use(healthRouter({ database: () => pingDatabase(deps.prisma), redis: () => deps.redis.ping() }));
-  app.use(completionsRouter(deps.keys, deps.relay, deps.maxBodyMb));
-  app.use(geminiRouter(deps.keys, deps.relay, deps.maxBodyMb));
+  app.get('/metrics', deps.metrics.handler);
   app.use(modelsRouter(deps.keys, deps.channels));
   app.use(notFound(dialectOf));
-  app.use(relayErrors(deps.logger));
+  app.use(errors);
   return app;
 }

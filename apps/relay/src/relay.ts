@@ -16,9 +16,10 @@ import { CacheSync } from './features/cache-sync/subscriber';
 import { ChannelCache } from './features/channels/channel-cache';
 import { ChannelRepository } from './features/channels/repository';
 import { KeyCache } from './features/keys/key-cache';
+import { KeyRateLimit } from './features/keys/rate-limit';
 import { KeyRepository } from './features/keys/repository';
+import { RelayMetrics } from './features/metrics/metrics';
 import { OptionsCache } from './features/options/options-cache';
-import { OptionRepository } from './features/options/repository';
 import { RelayService } from './features/relay/service';
 import { UpstreamClient } from './features/upstream/client';
 
@@ -37,6 +38,7 @@ export interface Relay {
   options: OptionsCache;
   ledger: LedgerWriter;
   cacheSync: CacheSync;
+  metrics: RelayMetrics;
   start(): Promise<void>;
   /** Stops background work, writes every queued charge, closes upstream connections. */
   close(): Promise<void>;
@@ -51,14 +53,22 @@ export function createRelay({ env, logger, prisma, redis }: RelayInfra): Relay {
   const keys = new KeyCache(new KeyRepository(prisma));
   const channelRepository = new ChannelRepository(prisma);
   const channels = new ChannelCache(channelRepository, env.CRYPTO_SECRET, env.CHANNEL_COOLDOWN_MS, logger);
-  const options = new OptionsCache(new OptionRepository(prisma));
-  const balances = new BalanceMirror(billingRedis, keysOfBilling, ledgerRepository, instanceId);
+  const options = new OptionsCache(prisma);
+  const balances = new BalanceMirror(billingRedis, keysOfBilling, ledgerRepository, instanceId, {
+    logger,
+    onKeyDrained: (tokenId) => keys.markExhausted(tokenId),
+  });
+  const publish = (message: CacheInvalidation) => publishCacheInvalidation(redis, env.REDIS_PREFIX, message);
   const ledger = new LedgerWriter(
     billingRedis,
     keysOfBilling,
     ledgerRepository,
     instanceId,
-    { flushIntervalMs: env.LEDGER_FLUSH_INTERVAL_MS, batchSize: env.LEDGER_BATCH_SIZE },
+    {
+      flushIntervalMs: env.LEDGER_FLUSH_INTERVAL_MS,
+      batchSize: env.LEDGER_BATCH_SIZE,
+      onKeysDrained: (tokenIds) => Promise.all(tokenIds.map((tokenId) => publish({ kind: 'token', tokenId }))),
+    },
     logger,
   );
   const upstream = new UpstreamClient({
@@ -66,10 +76,13 @@ export function createRelay({ env, logger, prisma, redis }: RelayInfra): Relay {
     firstByteMs: env.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
     idleMs: env.UPSTREAM_IDLE_TIMEOUT_MS,
   });
-  const publish = (message: CacheInvalidation) => publishCacheInvalidation(redis, env.REDIS_PREFIX, message);
-  const relay = new RelayService({ channels, channelRepository, options, balances, upstream, publish, logger });
+  const metrics = new RelayMetrics();
+  const rateLimit = env.RELAY_KEY_RATE_LIMIT_PER_MINUTE > 0
+    ? new KeyRateLimit(redis, env.REDIS_PREFIX, env.RELAY_KEY_RATE_LIMIT_PER_MINUTE)
+    : undefined;
+  const relay = new RelayService({ channels, channelRepository, options, balances, upstream, publish, logger, metrics, rateLimit });
   const cacheSync = new CacheSync({ keys, channels, options, ledger, logger });
-  const app = createRelayApp({ logger, prisma, redis, keys, channels, relay, maxBodyMb: env.MAX_REQUEST_BODY_MB });
+  const app = createRelayApp({ logger, prisma, redis, keys, channels, relay, metrics: metrics.service, maxBodyMb: env.MAX_REQUEST_BODY_MB });
 
   return {
     app,
@@ -78,12 +91,15 @@ export function createRelay({ env, logger, prisma, redis }: RelayInfra): Relay {
     options,
     ledger,
     cacheSync,
+    metrics,
     async start() {
       await cacheSync.start(redis, env.REDIS_PREFIX, env.CACHE_REFRESH_INTERVAL_MS);
       await ledger.start();
     },
     async close() {
       await cacheSync.stop();
+      // Settlements waiting for a retry go to the queue before the ledger's last flush.
+      await balances.stop();
       await ledger.stop();
       await upstream.close();
     },

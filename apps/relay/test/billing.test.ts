@@ -1,60 +1,20 @@
 // CONTRACT 2.5: reservations that never overdraw, settlement through the batched ledger, and a
 // Redis mirror that follows the account service's balance changes.
-import { randomUUID } from 'node:crypto';
 import { CACHE_INVALIDATION_CHANNEL } from '@modelgate/schemas';
 import { createApiKey, redisPrefix } from '@modelgate/testing';
-import { type FakeUpstream, startFakeUpstream } from '@modelgate/testing/fake-upstream';
 import type { LedgerEntry } from '../src/features/billing/ledger-entry';
 import { LedgerRepository } from '../src/features/billing/repository';
-import {
-  consumeLogs,
-  createCustomer,
-  type Customer,
-  eventually,
-  MODEL,
-  openAiChannel,
-  openAiClient,
-  type RelayHarness,
-  setUnitPrices,
-  startRelay,
-} from './harness';
+import { consumeLogs, createCustomer, type Customer, eventually, expectLedgerInvariant, harness, ledgerEntry, MODEL, openAiClient, relaySuite, resetSuite, startRelay, upstream, withOpenAiChannel } from './harness';
 
-let harness: RelayHarness;
-let upstream: FakeUpstream;
-
-beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  harness = await startRelay();
-});
-
-afterAll(async () => {
-  await harness.close();
-  await upstream.close();
-});
+relaySuite();
 
 beforeEach(async () => {
-  upstream.setMode('ok', { chunks: 5, chunkDelayMs: 0 });
-  upstream.requests.length = 0;
-  await harness.reset();
-  await setUnitPrices(harness.prisma);
-  await openAiChannel(harness.prisma, upstream.url);
-  await harness.reloadCaches();
+  await resetSuite();
+  await withOpenAiChannel();
 });
 
 /** Each request costs exactly its reservation: 5 prompt + 5 completion tokens = 10 quota. */
 const TEN_QUOTA_REQUEST = { model: MODEL, prompt: [1, 2, 3, 4, 5], max_tokens: 5 };
-
-/** For every user: quota = sum of its log deltas; used_quota and request_count match its consume rows. */
-async function expectLedgerInvariant(): Promise<void> {
-  const users = await harness.prisma.user.findMany();
-  for (const user of users) {
-    const logs = await harness.prisma.log.findMany({ where: { userId: user.id } });
-    const consume = logs.filter((l) => l.type === 2);
-    expect(user.quota).toBe(logs.reduce((sum, l) => sum + l.quota, 0n));
-    expect(user.usedQuota).toBe(-consume.reduce((sum, l) => sum + l.quota, 0n));
-    expect(user.requestCount).toBe(BigInt(consume.length));
-  }
-}
 
 async function postCompletion(customer: Customer, body: unknown): Promise<number> {
   const response = await fetch(`${harness.url}/v1/completions`, {
@@ -81,7 +41,7 @@ describe('billing', () => {
     const user = await harness.prisma.user.findUniqueOrThrow({ where: { id: customer.userId } });
     expect(user.quota).toBe(99_000n);
     expect(await consumeLogs(harness.prisma)).toHaveLength(100);
-    await expectLedgerInvariant();
+    await expectLedgerInvariant(harness.prisma);
   });
 
   it('holds the user balance the same way across several keys', async () => {
@@ -94,7 +54,7 @@ describe('billing', () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(25);
     await harness.relay.ledger.flush();
     expect((await harness.prisma.user.findUniqueOrThrow({ where: { id: customer.userId } })).quota).toBe(0n);
-    await expectLedgerInvariant();
+    await expectLedgerInvariant(harness.prisma);
   });
 
   it('keeps the ledger invariant after a burst of mixed traffic', async () => {
@@ -123,7 +83,7 @@ describe('billing', () => {
     const logs = await consumeLogs(harness.prisma);
     expect(logs.length).toBeGreaterThan(30);
     for (const log of logs) expect(log.quota).toBe(BigInt(-(log.promptTokens + log.completionTokens)));
-    await expectLedgerInvariant();
+    await expectLedgerInvariant(harness.prisma);
     const channel = await harness.prisma.channel.findFirstOrThrow();
     expect(channel.usedQuota).toBe(-logs.reduce((sum, l) => sum + l.quota, 0n));
     for (const user of await harness.prisma.user.findMany()) expect(user.quota).toBeGreaterThanOrEqual(0n);
@@ -147,7 +107,7 @@ describe('billing', () => {
     await eventually(() => client.completions.create(TEN_QUOTA_REQUEST), 2_000);
     await harness.relay.ledger.flush();
     expect((await harness.prisma.user.findUniqueOrThrow({ where: { id: customer.userId } })).quota).toBe(95n);
-    await expectLedgerInvariant();
+    await expectLedgerInvariant(harness.prisma);
   });
 
   it('never overdraws when an admin lowers a balance below charges not yet written', async () => {
@@ -169,7 +129,7 @@ describe('billing', () => {
     expect(user.quota).toBe(0n);
     const logs = await consumeLogs(harness.prisma);
     expect(logs.map((l) => l.quota)).toEqual([-10n, -10n, -5n]);
-    await expectLedgerInvariant();
+    await expectLedgerInvariant(harness.prisma);
 
     await harness.relay.cacheSync.apply({ kind: 'user', userId: customer.userId });
     await expect(openAiClient(harness, customer.key).completions.create(TEN_QUOTA_REQUEST)).rejects.toMatchObject({ status: 403 });
@@ -190,35 +150,14 @@ describe('billing', () => {
       await harness.relay.ledger.start();
     }
     expect(await consumeLogs(harness.prisma)).toHaveLength(3);
-    await expectLedgerInvariant();
+    await expectLedgerInvariant(harness.prisma);
   });
 
   describe('a batch left behind by a writer that died', () => {
     const prefix = () => redisPrefix();
 
     async function leaveBatch(customer: Customer, written: boolean): Promise<LedgerEntry> {
-      const entry: LedgerEntry = {
-        id: `dead-writer:${randomUUID()}`,
-        userId: customer.userId,
-        username: 'someone',
-        tokenId: customer.tokenId,
-        tokenName: 'key',
-        limitedToken: false,
-        model: MODEL,
-        channelId: (await harness.prisma.channel.findFirstOrThrow()).id,
-        quota: 40,
-        promptTokens: 20,
-        completionTokens: 20,
-        useTimeMs: 5,
-        firstByteMs: 2,
-        isStream: false,
-        requestId: randomUUID(),
-        createdAt: Date.now(),
-        group: 'default',
-        modelRatio: 1,
-        completionRatio: 1,
-        groupRatio: 1,
-      };
+      const entry = ledgerEntry(customer, (await harness.prisma.channel.findFirstOrThrow()).id);
       // The mirror as the settle step leaves it: charge pending.
       await harness.redis.hincrby(`${prefix()}bal:u:${customer.userId}`, 'pending', 40);
       if (written) {
@@ -243,7 +182,7 @@ describe('billing', () => {
       const logs = await consumeLogs(harness.prisma);
       expect(logs.map((l) => l.quota)).toEqual([-10n, -40n]);
       expect((await harness.prisma.user.findUniqueOrThrow({ where: { id: customer.userId } })).quota).toBe(950n);
-      await expectLedgerInvariant();
+      await expectLedgerInvariant(harness.prisma);
 
       // The mirror agrees with the database: 950 available, so a 950 reservation passes and 951 would not.
       const mirror = await harness.redis.hgetall(`${prefix()}bal:u:${customer.userId}`);

@@ -1,37 +1,11 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { type FakeUpstream, startFakeUpstream } from '@modelgate/testing/fake-upstream';
-import {
-  consumeLogs,
-  createCustomer,
-  eventually,
-  MODEL,
-  openAiChannel,
-  openAiClient,
-  type RelayHarness,
-  setUnitPrices,
-  startRelay,
-} from './harness';
+import { consumeLogs, createCustomer, eventually, harness, MODEL, openAiClient, relaySuite, resetSuite, upstream, withOpenAiChannel } from './harness';
 
-let harness: RelayHarness;
-let upstream: FakeUpstream;
-
-beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  harness = await startRelay();
-});
-
-afterAll(async () => {
-  await harness.close();
-  await upstream.close();
-});
+relaySuite();
 
 beforeEach(async () => {
-  upstream.setMode('ok', { chunks: 5, chunkDelayMs: 0 });
-  upstream.requests.length = 0;
-  await harness.reset();
-  await setUnitPrices(harness.prisma);
-  await openAiChannel(harness.prisma, upstream.url);
-  await harness.reloadCaches();
+  await resetSuite();
+  await withOpenAiChannel();
 });
 
 describe('POST /v1/completions', () => {
@@ -102,6 +76,16 @@ describe('POST /v1/completions', () => {
     });
     expect(completion.usage).toMatchObject({ prompt_tokens: 2, completion_tokens: 5, total_tokens: 7 });
     expect(completion.usage?.prompt_tokens_details).toEqual({ cached_tokens: 0, text_tokens: 2, audio_tokens: 0, image_tokens: 0 });
+  });
+
+  it('charges long delivered text by its real token count, not a length estimate', async () => {
+    // 3 000 pieces of " hello": 18 000 characters, 3 000 tokens (a 4-characters-per-token guess says 4 500).
+    upstream.setMode('noUsage', { chunks: 3_000 });
+    const customer = await createCustomer(harness.prisma);
+    const completion = await openAiClient(harness, customer.key).completions.create({ model: MODEL, prompt: 'hello world', max_tokens: 3_000 });
+    expect(completion.usage).toMatchObject({ prompt_tokens: 2, completion_tokens: 3_000 });
+    await harness.relay.ledger.flush();
+    expect((await consumeLogs(harness.prisma)).map((l) => l.completionTokens)).toEqual([3_000]);
   });
 
   it('streams every chunk and ends with a usage chunk when include_usage is set', async () => {

@@ -1,35 +1,12 @@
 // CONTRACT 1.3: every row of the relay error table, in the OpenAI and Google dialects, in check order.
 import { createChannel } from '@modelgate/testing';
-import { type FakeUpstream, startFakeUpstream } from '@modelgate/testing/fake-upstream';
 import OpenAI from 'openai';
-import {
-  consumeLogs,
-  createCustomer,
-  MODEL,
-  openAiChannel,
-  openAiClient,
-  type RelayHarness,
-  setUnitPrices,
-  startRelay,
-} from './harness';
+import { consumeLogs, createCustomer, eventually, harness, MODEL, openAiChannel, openAiClient, relaySuite, resetSuite, setUnitPrices, startRelay, upstream } from './harness';
 
-let harness: RelayHarness;
-let upstream: FakeUpstream;
-
-beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  harness = await startRelay({ UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '300', UPSTREAM_IDLE_TIMEOUT_MS: '300', MAX_REQUEST_BODY_MB: '1' });
-});
-
-afterAll(async () => {
-  await harness.close();
-  await upstream.close();
-});
+relaySuite({ UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '300', UPSTREAM_IDLE_TIMEOUT_MS: '300', MAX_REQUEST_BODY_MB: '1' });
 
 beforeEach(async () => {
-  upstream.setMode('ok', { chunks: 5 });
-  upstream.requests.length = 0;
-  await harness.reset();
+  await resetSuite({ chunks: 5 });
   await setUnitPrices(harness.prisma, [MODEL, 'gemini-2.5-flash']);
   await openAiChannel(harness.prisma, upstream.url);
   await createChannel(harness.prisma, { type: 24, baseUrl: upstream.url, models: 'gemini-2.5-flash', key: 'gemini-channel-key' });
@@ -214,6 +191,50 @@ describe('relay error table (OpenAI dialect)', () => {
     await harness.reloadCaches();
     expectOpenAIError(await complete(open.key, { ...valid, model: 'unpriced-model' }), 400, 'invalid_request_error', 'model_price_error');
     expectOpenAIError(await complete(open.key, valid), 403, 'insufficient_quota', 'insufficient_user_quota');
+  });
+});
+
+describe('keys drained by traffic and IP allow-lists beyond completions', () => {
+  it('answers 401 before the allow-list checks once settled charges took a key to 0, on every relay instance', async () => {
+    // Each call reserves and costs 8: 3 prompt tokens + 5 completion tokens.
+    const drained = await createCustomer(harness.prisma, { remainQuota: 16, modelLimitsEnabled: true, modelLimits: MODEL });
+    const other = await startRelay();
+    try {
+      await other.reloadCaches();
+      const viaOther = await fetch(`${other.url}/v1/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${drained.key}` },
+        body: JSON.stringify(valid),
+      });
+      expect(viaOther.status).toBe(200);
+      expect((await complete(drained.key, valid)).status).toBe(200);
+      // This instance settled the last charge: it knows at once.
+      expectOpenAIError(await complete(drained.key, { ...valid, model: 'gpt-4o' }), 401, 'invalid_request_error', 'invalid_api_key');
+      // The other one learns it once the charge is written.
+      await eventually(async () => {
+        const answer = await fetch(`${other.url}/v1/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${drained.key}` },
+          body: JSON.stringify({ ...valid, model: 'gpt-4o' }),
+        });
+        expect(answer.status).toBe(401);
+      });
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('applies the IP allow-list to the model lists', async () => {
+    const pinned = await createCustomer(harness.prisma, { allowIps: '203.0.113.0/24' });
+    const list = (path: string, ip: string) =>
+      fetch(`${harness.url}${path}`, { headers: { authorization: `Bearer ${pinned.key}`, 'x-forwarded-for': ip, 'x-request-id': 'req-table-1' } });
+    const refused = await list('/v1/models', '192.0.2.1');
+    expectOpenAIError({ status: refused.status, body: (await refused.json()) as Answer['body'] }, 403, 'permission_error', 'ip_not_allowed');
+    const refusedGoogle = await list('/v1beta/models', '192.0.2.1');
+    expect(refusedGoogle.status).toBe(403);
+    expect(((await refusedGoogle.json()) as Answer['body']).error.status).toBe('PERMISSION_DENIED');
+    expect((await list('/v1/models', '203.0.113.9')).status).toBe(200);
+    expect((await list('/v1beta/models', '203.0.113.9')).status).toBe(200);
   });
 });
 

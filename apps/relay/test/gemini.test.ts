@@ -1,38 +1,17 @@
 // CONTRACT 2.2 and 2.3: Gemini native operations (text and text-to-speech) and model lists.
 import { GoogleGenAI } from '@google/genai';
 import { createChannel } from '@modelgate/testing';
-import { fakePcmBase64, type FakeUpstream, startFakeUpstream } from '@modelgate/testing/fake-upstream';
-import {
-  consumeLogs,
-  createCustomer,
-  MODEL,
-  openAiChannel,
-  openAiClient,
-  type RelayHarness,
-  startRelay,
-} from './harness';
+import { fakePcmBase64 } from '@modelgate/testing/fake-upstream';
+import { consumeLogs, createCustomer, harness, MODEL, openAiChannel, openAiClient, relaySuite, resetSuite, upstream } from './harness';
 
 const TTS_MODEL = 'gemini-2.5-flash-preview-tts';
 const TEXT_MODEL = 'gemini-2.5-flash';
 
-let harness: RelayHarness;
-let upstream: FakeUpstream;
-
-beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  harness = await startRelay();
-});
-
-afterAll(async () => {
-  await harness.close();
-  await upstream.close();
-});
+relaySuite();
 
 beforeEach(async () => {
-  upstream.setMode('ok', { chunks: 5, chunkDelayMs: 0, audioMs: 1000 });
-  upstream.requests.length = 0;
   // Default prices (CONTRACT 2.5): TTS models are priced out of the box.
-  await harness.reset();
+  await resetSuite({ chunks: 5, chunkDelayMs: 0, audioMs: 1000 });
   await createChannel(harness.prisma, {
     type: 24,
     baseUrl: upstream.url,

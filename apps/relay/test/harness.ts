@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { parseEnv } from '@modelgate/config';
 import type { PrismaClient } from '@modelgate/db';
 import { listen } from '@modelgate/http';
-import { createLogger } from '@modelgate/logger';
+import { createLogger, type Logger } from '@modelgate/logger';
 import {
   createApiKey,
   createChannel,
@@ -16,9 +16,12 @@ import {
   resetDatabase,
   setOption,
 } from '@modelgate/testing';
+import { type FakeUpstream, type FakeUpstreamOptions, startFakeUpstream } from '@modelgate/testing/fake-upstream';
 import type { Redis } from 'ioredis';
+import { randomUUID } from 'node:crypto';
 import OpenAI from 'openai';
 import { relayEnvSchema } from '../src/env';
+import type { LedgerEntry } from '../src/features/billing/ledger-entry';
 import { createRelay, type Relay } from '../src/relay';
 
 /** The relay requires 32+ characters; factories encrypt channel keys with the same variable. */
@@ -38,7 +41,8 @@ export interface RelayHarness {
   close(): Promise<void>;
 }
 
-export async function startRelay(envOverrides: Record<string, string> = {}): Promise<RelayHarness> {
+/** `logger`: the relay's logger (default: silent). */
+export async function startRelay(envOverrides: Record<string, string> = {}, options: { logger?: Logger } = {}): Promise<RelayHarness> {
   const env = parseEnv(relayEnvSchema, {
     ...process.env,
     LEDGER_FLUSH_INTERVAL_MS: '50',
@@ -47,7 +51,8 @@ export async function startRelay(envOverrides: Record<string, string> = {}): Pro
   });
   const prisma = createTestPrisma();
   const redis = createTestRedis();
-  const relay = createRelay({ env, logger: createLogger({ service: 'relay', level: 'silent' }), prisma, redis });
+  const logger = options.logger ?? createLogger({ service: 'relay', level: 'silent' });
+  const relay = createRelay({ env, logger, prisma, redis });
   await relay.start();
   const server: Server = await listen(relay.app, 0, '127.0.0.1');
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -132,4 +137,85 @@ export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 5_0
 /** Consume rows of the ledger, oldest first. */
 export function consumeLogs(prisma: PrismaClient) {
   return prisma.log.findMany({ where: { type: 2 }, orderBy: { id: 'asc' } });
+}
+
+/** For every user: quota = sum of its log deltas; used_quota and request_count match its consume rows. */
+export async function expectLedgerInvariant(prisma: PrismaClient): Promise<void> {
+  const users = await prisma.user.findMany();
+  for (const user of users) {
+    const logs = await prisma.log.findMany({ where: { userId: user.id } });
+    const consume = logs.filter((l) => l.type === 2);
+    expect(user.quota).toBe(logs.reduce((sum, l) => sum + l.quota, 0n));
+    expect(user.usedQuota).toBe(-consume.reduce((sum, l) => sum + l.quota, 0n));
+    expect(user.requestCount).toBe(BigInt(consume.length));
+  }
+}
+
+/**
+ * The current test file's relay and fake upstreams, started by `relaySuite` (live bindings: read
+ * them inside hooks and tests, once its `beforeAll` has run).
+ */
+export let harness: RelayHarness;
+export let upstream: FakeUpstream;
+/** The second fake upstream, when the suite asked for two (the backup channel of routing tests). */
+export let backup: FakeUpstream;
+export let upstreams: FakeUpstream[] = [];
+
+/**
+ * The setup every relay test file shares: `upstreams` fake upstreams (default 1) and a relay, started
+ * before the file's tests and closed after them.
+ */
+export function relaySuite(envOverrides: Record<string, string> = {}, options: { logger?: Logger; upstreams?: number } = {}): void {
+  beforeAll(async () => {
+    upstreams = await Promise.all(Array.from({ length: options.upstreams ?? 1 }, () => startFakeUpstream()));
+    [upstream, backup] = upstreams;
+    harness = await startRelay(envOverrides, options);
+  });
+  afterAll(async () => {
+    await harness?.close();
+    await Promise.all(upstreams.map((fake) => fake.close()));
+  });
+}
+
+/** A clean start for one test: upstreams answering normally with nothing recorded, empty database and billing keys. */
+export async function resetSuite(mode: Omit<FakeUpstreamOptions, 'mode'> = { chunks: 5, chunkDelayMs: 0 }): Promise<void> {
+  for (const fake of upstreams) {
+    fake.setMode('ok', mode);
+    fake.requests.length = 0;
+  }
+  await harness.reset();
+}
+
+/** Unit prices and one OpenAI channel on the first upstream, in the caches. */
+export async function withOpenAiChannel(): Promise<void> {
+  await setUnitPrices(harness.prisma);
+  await openAiChannel(harness.prisma, upstream.url);
+  await harness.reloadCaches();
+}
+
+/** A settled charge of 40 quota (20 + 20 tokens) as the relay queues it, for ledger tests that stage entries by hand. */
+export function ledgerEntry(customer: Customer, channelId: number, fields: Partial<LedgerEntry> = {}): LedgerEntry {
+  return {
+    id: `test:${randomUUID()}`,
+    userId: customer.userId,
+    username: 'someone',
+    tokenId: customer.tokenId,
+    tokenName: 'key',
+    limitedToken: false,
+    model: MODEL,
+    channelId,
+    quota: 40,
+    promptTokens: 20,
+    completionTokens: 20,
+    useTimeMs: 5,
+    firstByteMs: 2,
+    isStream: false,
+    requestId: randomUUID(),
+    createdAt: Date.now(),
+    group: 'default',
+    modelRatio: 1,
+    completionRatio: 1,
+    groupRatio: 1,
+    ...fields,
+  };
 }

@@ -1,39 +1,12 @@
 // CONTRACT 2.4: priority tiers, retries before the first byte only, auto_ban, cool-downs, pub/sub reloads.
 import { CACHE_INVALIDATION_CHANNEL } from '@modelgate/schemas';
 import { redisPrefix } from '@modelgate/testing';
-import { type FakeUpstream, startFakeUpstream } from '@modelgate/testing/fake-upstream';
-import {
-  consumeLogs,
-  createCustomer,
-  eventually,
-  MODEL,
-  openAiChannel,
-  openAiClient,
-  type RelayHarness,
-  setUnitPrices,
-  startRelay,
-} from './harness';
+import { backup, consumeLogs, createCustomer, eventually, harness, MODEL, openAiChannel, openAiClient, relaySuite, resetSuite, setUnitPrices, upstream as primary } from './harness';
 
-let harness: RelayHarness;
-let primary: FakeUpstream;
-let backup: FakeUpstream;
-
-beforeAll(async () => {
-  [primary, backup] = await Promise.all([startFakeUpstream(), startFakeUpstream()]);
-  harness = await startRelay({ CHANNEL_COOLDOWN_MS: '60000' });
-});
-
-afterAll(async () => {
-  await harness.close();
-  await Promise.all([primary.close(), backup.close()]);
-});
+relaySuite({ CHANNEL_COOLDOWN_MS: '60000' }, { upstreams: 2 });
 
 beforeEach(async () => {
-  for (const fake of [primary, backup]) {
-    fake.setMode('ok', { chunks: 5, chunkDelayMs: 0 });
-    fake.requests.length = 0;
-  }
-  await harness.reset();
+  await resetSuite();
   await setUnitPrices(harness.prisma);
 });
 

@@ -64,11 +64,6 @@ export class AppError extends Error {
     this.param = options.param ?? null;
     this.retryAfter = options.retryAfter;
   }
-
-  /** True for 5xx: the message shown to clients is then generic unless the code is a known one. */
-  get isServerError(): boolean {
-    return this.status >= 500;
-  }
 }
 
 export function isAppError(err: unknown): err is AppError {

@@ -1,4 +1,5 @@
-import { Router } from 'express';
+import { notFound } from '@modelgate/http';
+import express, { type Express } from 'express';
 import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
 import type { FailureReason } from '../proxy/proxy-failures';
 import type { UpstreamName } from '../proxy/upstreams';
@@ -45,11 +46,17 @@ export function createEdgeMetrics(options: { defaultMetrics: boolean }): EdgeMet
   };
 }
 
-/** `GET /metrics` in the Prometheus text format. */
-export function metricsRouter(metrics: EdgeMetrics): Router {
-  const router = Router();
-  router.get('/metrics', async (_req, res) => {
+/**
+ * The app of the metrics listener (EDGE_METRICS_PORT): `GET /metrics` in the Prometheus text
+ * format, 404 for anything else. The public app does not serve metrics.
+ */
+export function createMetricsApp(metrics: EdgeMetrics): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.get('/metrics', async (_req, res) => {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
-  return router;
+  app.use(notFound('envelope'));
+  return app;
 }

@@ -1,4 +1,6 @@
 import { AppError } from '@modelgate/errors';
+import { describeError } from '@modelgate/http';
+import type { Logger } from '@modelgate/logger';
 import type { LedgerEntry } from './ledger-entry';
 import type { BillingKeys, BillingRedis } from './redis-scripts';
 import type { LedgerRepository } from './repository';
@@ -17,6 +19,27 @@ const TOKEN_MIRROR_MISSING = 2;
 const USER_SHORT = 3;
 const TOKEN_SHORT = 4;
 
+/** How long a settlement or release is remembered as applied (retries must stop well before). */
+const DONE_MARKER_TTL_MS = 10 * 60_000;
+/** Failed settlements and releases are retried this long, then logged as lost. */
+const RETRY_FOR_MS = 5 * 60_000;
+const RETRY_INTERVAL_MS = 1_000;
+/** Beyond this many waiting retries (Redis down for long under load) new failures are logged as lost. */
+const MAX_PENDING_RETRIES = 10_000;
+
+/** A settlement or release that failed (Redis unreachable) and waits for its retry. */
+interface PendingOperation {
+  describe: Record<string, unknown>;
+  run: () => Promise<void>;
+  failedAt: number;
+}
+
+export interface BalanceMirrorOptions {
+  logger: Logger;
+  /** A limited key's balance, net of every settled charge, reached 0 (the key cache marks it exhausted). */
+  onKeyDrained: (tokenId: number) => void;
+}
+
 function unavailable(err: unknown): AppError {
   return new AppError('service_unavailable', 'billing is temporarily unavailable', { cause: err });
 }
@@ -28,12 +51,17 @@ function unavailable(err: unknown): AppError {
  */
 export class BalanceMirror {
   private readonly holdField: string;
+  private releases = 0;
+  private readonly retries: PendingOperation[] = [];
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retrying: Promise<void> | undefined;
 
   constructor(
     private readonly redis: BillingRedis,
     private readonly keys: BillingKeys,
     private readonly repository: LedgerRepository,
     readonly instanceId: string,
+    private readonly options: BalanceMirrorOptions,
   ) {
     this.holdField = `h:${instanceId}`;
   }
@@ -92,28 +120,101 @@ export class BalanceMirror {
     }
   }
 
-  /** Turns the hold into the actual charge, queued for the ledger writer in the same atomic step. */
+  /**
+   * Turns the hold into the actual charge, queued for the ledger writer in the same atomic step.
+   * Never fails: when Redis cannot be reached the settlement is retried in the background (it is
+   * idempotent), so neither the charge nor the hold is lost.
+   */
   async settle(account: BillingAccount, reserved: number, entry: LedgerEntry): Promise<void> {
-    await this.redis.mgSettle(
-      this.keys.user(account.userId),
-      this.keys.token(account.tokenId),
-      this.keys.queue,
-      -reserved,
-      this.holdField,
-      account.limitedToken ? 1 : 0,
-      entry.quota,
-      JSON.stringify(entry),
-    );
+    const run = async () => {
+      const [, keyBalance] = await this.redis.mgSettle(
+        this.keys.user(account.userId),
+        this.keys.token(account.tokenId),
+        this.keys.queue,
+        this.keys.done(entry.id),
+        -reserved,
+        this.holdField,
+        account.limitedToken ? 1 : 0,
+        entry.quota,
+        JSON.stringify(entry),
+        DONE_MARKER_TTL_MS,
+      );
+      if (account.limitedToken && keyBalance !== -1 && keyBalance <= 0) this.options.onKeyDrained(account.tokenId);
+    };
+    await this.runOrRetry(run, {
+      operation: 'settle', entry: entry.id, requestId: entry.requestId, userId: account.userId, tokenId: account.tokenId, quota: entry.quota,
+    });
   }
 
-  /** Gives the whole hold back (the call failed, nothing is charged). */
+  /** Gives the whole hold back (the call failed, nothing is charged). Never fails, like settle. */
   async release(account: BillingAccount, reserved: number): Promise<void> {
-    await this.redis.mgRelease(
-      this.keys.user(account.userId),
-      this.keys.token(account.tokenId),
-      -reserved,
-      this.holdField,
-      account.limitedToken ? 1 : 0,
-    );
+    this.releases += 1;
+    const done = this.keys.done(`${this.instanceId}:release:${this.releases}`);
+    const run = async () => {
+      await this.redis.mgRelease(
+        this.keys.user(account.userId),
+        this.keys.token(account.tokenId),
+        done,
+        -reserved,
+        this.holdField,
+        account.limitedToken ? 1 : 0,
+        DONE_MARKER_TTL_MS,
+      );
+    };
+    await this.runOrRetry(run, { operation: 'release', userId: account.userId, tokenId: account.tokenId, reserved });
+  }
+
+  private async runOrRetry(run: () => Promise<void>, describe: Record<string, unknown>): Promise<void> {
+    try {
+      await run();
+      return;
+    } catch (err) {
+      if (this.retries.length >= MAX_PENDING_RETRIES) {
+        this.options.logger.error({ ...describe, err: describeError(err) }, 'balance update lost: too many retries waiting');
+        return;
+      }
+      this.options.logger.warn({ ...describe, err: describeError(err) }, 'balance update failed; retrying in the background');
+      this.retries.push({ describe, run, failedAt: Date.now() });
+      this.scheduleRetry();
+    }
+  }
+
+  private scheduleRetry(): void {
+    if (this.retryTimer || this.retrying) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.retrying = this.retryPending(false).finally(() => {
+        this.retrying = undefined;
+        if (this.retries.length > 0) this.scheduleRetry();
+      });
+    }, RETRY_INTERVAL_MS);
+    this.retryTimer.unref();
+  }
+
+  /** Retries in failure order; stops at the first that fails again (Redis still away), unless `last`. */
+  private async retryPending(last: boolean): Promise<void> {
+    while (this.retries.length > 0) {
+      const pending = this.retries[0];
+      try {
+        await pending.run();
+      } catch (err) {
+        if (!last && Date.now() - pending.failedAt < RETRY_FOR_MS) return;
+        this.options.logger.error({ ...pending.describe, err: describeError(err) }, 'balance update lost after retrying');
+      }
+      this.retries.shift();
+    }
+  }
+
+  /** Balance updates waiting for a retry. */
+  get pendingRetries(): number {
+    return this.retries.length;
+  }
+
+  /** Shutdown: one last try for every waiting update (before the ledger's last flush); failures are logged as lost. */
+  async stop(): Promise<void> {
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    await this.retrying;
+    await this.retryPending(true);
   }
 }

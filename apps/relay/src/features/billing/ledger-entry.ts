@@ -31,6 +31,6 @@ export interface WrittenBatch {
   /** id -> [sum of queued charges, amount actually taken from the balance]. */
   users: Map<number, [number, number]>;
   tokens: Map<number, [number, number]>;
+  /** Limited keys whose `remain_quota` the batch took to 0. */
+  drainedTokens: number[];
 }
-
-export const LOG_TYPE_CONSUME = 2;

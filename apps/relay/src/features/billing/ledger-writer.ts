@@ -16,9 +16,24 @@ const HEARTBEAT_MS = 10_000;
 export interface LedgerWriterOptions {
   flushIntervalMs: number;
   batchSize: number;
+  /**
+   * Written charges took these limited keys to 0: every relay instance must re-read them, so their
+   * next request gets 401 before any other check (CONTRACT 1.3).
+   */
+  onKeysDrained: (tokenIds: number[]) => Promise<unknown>;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Whether PostgreSQL refused the data itself (SQLSTATE class 22 data exception, 23 integrity
+ * violation): retrying the same rows can never succeed, unlike a lost connection or a timeout.
+ */
+export function isDataError(err: unknown): boolean {
+  const meta = (err as { meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } } } | null)?.meta;
+  const code = meta?.driverAdapterError?.cause?.originalCode;
+  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
+}
 
 /**
  * Moves settled charges from the Redis queue to PostgreSQL in batches, one transaction each, and
@@ -35,6 +50,8 @@ export class LedgerWriter {
   private heartbeat: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private lastErrorLog = 0;
+  /** Entries still to write one per transaction, after PostgreSQL refused a batch for its data. */
+  private isolating = 0;
 
   constructor(
     private readonly redis: BillingRedis,
@@ -111,21 +128,72 @@ export class LedgerWriter {
     if (!lock) return false;
     try {
       await this.recover();
-      for (let i = 0; i < BATCHES_PER_TURN; i++) {
+      for (let i = 0; i < BATCHES_PER_TURN || this.isolating > 0; i++) {
         const batchId = randomBytes(8).toString('hex');
         const raw = await this.redis.mgTakeBatch(
           this.keys.queue, this.keys.processing, this.keys.batch, this.keys.lock,
-          lock, Math.min(this.options.batchSize, 5_000), batchId,
+          lock, this.isolating > 0 ? 1 : Math.min(this.options.batchSize, 5_000), batchId,
         );
-        if (!raw || raw.length === 0) break;
-        const entries = raw.map((text) => JSON.parse(text) as LedgerEntry);
-        const written = await this.repository.writeBatch(entries);
-        await this.finish(batchId, written);
+        if (!raw || raw.length === 0) {
+          this.isolating = 0;
+          break;
+        }
+        await this.write(batchId, raw.map((text) => JSON.parse(text) as LedgerEntry));
       }
       return true;
     } finally {
       await this.redis.mgUnlock(this.keys.lock, lock).catch(() => undefined);
     }
+  }
+
+  private async write(batchId: string, entries: LedgerEntry[]): Promise<void> {
+    let written: WrittenBatch;
+    try {
+      written = await this.repository.writeBatch(entries);
+    } catch (err) {
+      // Anything but refused data (database down, timeout): the batch stays in processing and
+      // the next turn's recover() requeues it.
+      if (!isDataError(err)) throw err;
+      await this.refused(batchId, entries, err);
+      return;
+    }
+    await this.finish(batchId, written);
+    if (this.isolating > 0) this.isolating -= 1;
+    if (written.drainedTokens.length > 0) {
+      await this.options.onKeysDrained(written.drainedTokens).catch((err: unknown) => this.logFailure(err));
+    }
+  }
+
+  /**
+   * PostgreSQL refused a batch for its data: it goes back to the queue to be written one entry per
+   * transaction, and an entry refused on its own is set aside in the dead-letter list, uncharged
+   * (no log row, no balance change: the ledger invariant holds), so one bad entry never blocks
+   * every later charge.
+   */
+  private async refused(batchId: string, entries: LedgerEntry[], err: unknown): Promise<void> {
+    if (entries.length > 1) {
+      await this.redis.mgRequeueBatch(this.keys.queue, this.keys.processing, this.keys.batch, batchId);
+      this.isolating = entries.length;
+      this.logger.warn({ entries: entries.length, err: describeError(err) }, 'ledger batch refused; writing its entries one by one');
+      return;
+    }
+    const [entry] = entries;
+    const pending: (string | number)[] = [this.keys.user(entry.userId), -entry.quota];
+    if (entry.limitedToken) pending.push(this.keys.token(entry.tokenId), -entry.quota);
+    await this.redis.mgDeadLetterBatch(this.keys.processing, this.keys.batch, this.keys.deadLetters, batchId, ...pending);
+    if (this.isolating > 0) this.isolating -= 1;
+    this.logger.error(
+      {
+        entry: entry.id,
+        requestId: entry.requestId,
+        userId: entry.userId,
+        tokenId: entry.tokenId,
+        quota: entry.quota,
+        deadLetters: this.keys.deadLetters,
+        err: describeError(err),
+      },
+      'ledger entry refused by the database; set aside uncharged in the dead-letter list',
+    );
   }
 
   private async finish(batchId: string, written: WrittenBatch): Promise<void> {
@@ -145,7 +213,7 @@ export class LedgerWriter {
     const entries = raw.map((text) => JSON.parse(text) as LedgerEntry);
     if (entries.length > 0 && (await this.repository.wasWritten(entries))) {
       // Committed: only the queued charges leave the mirrors here; the db balances are re-read.
-      const written: WrittenBatch = { users: new Map(), tokens: new Map() };
+      const written: WrittenBatch = { users: new Map(), tokens: new Map(), drainedTokens: [] };
       for (const entry of entries) {
         const user = written.users.get(entry.userId) ?? [0, 0];
         user[0] += entry.quota;

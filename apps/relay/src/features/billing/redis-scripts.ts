@@ -49,8 +49,13 @@ local function releaseHold(key, field, negativeAmount)
 end
 `;
 
-/** KEYS user, token, queue. ARGV -reserved, hold field, limited, charge, entry. */
+/**
+ * KEYS user, token, queue, done marker. ARGV -reserved, hold field, limited, charge, entry, marker
+ * TTL ms. -> {applied 1/0, the key's balance net of unwritten charges (limited keys), or -1}.
+ * The marker makes a retry after a lost reply (or ioredis resending on reconnect) a no-op.
+ */
 const SETTLE = `${RELEASE_HOLD}
+if not redis.call('SET', KEYS[4], '1', 'NX', 'PX', ARGV[6]) then return {0, -1} end
 releaseHold(KEYS[1], ARGV[2], ARGV[1])
 if ARGV[3] == '1' then releaseHold(KEYS[2], ARGV[2], ARGV[1]) end
 if ARGV[4] ~= '0' then
@@ -58,11 +63,16 @@ if ARGV[4] ~= '0' then
   if ARGV[3] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then redis.call('HINCRBY', KEYS[2], 'pending', ARGV[4]) end
 end
 redis.call('RPUSH', KEYS[3], ARGV[5])
-return 1
+if ARGV[3] == '1' then
+  local mirror = redis.call('HMGET', KEYS[2], 'db', 'pending')
+  if mirror[1] then return {1, tonumber(mirror[1]) - tonumber(mirror[2] or '0')} end
+end
+return {1, -1}
 `;
 
-/** KEYS user, token. ARGV -reserved, hold field, limited. */
+/** KEYS user, token, done marker. ARGV -reserved, hold field, limited, marker TTL ms. Idempotent like SETTLE. */
 const RELEASE = `${RELEASE_HOLD}
+if not redis.call('SET', KEYS[3], '1', 'NX', 'PX', ARGV[4]) then return 0 end
 releaseHold(KEYS[1], ARGV[2], ARGV[1])
 if ARGV[3] == '1' then releaseHold(KEYS[2], ARGV[2], ARGV[1]) end
 return 1
@@ -124,6 +134,21 @@ redis.call('DEL', KEYS[1], KEYS[2])
 return 1
 `;
 
+/**
+ * KEYS processing, batch id, dead letters. ARGV batch id, then (mirror key, -pending) pairs. Sets
+ * aside a one-entry batch PostgreSQL refuses for a data reason: it leaves the queue and the
+ * mirrors' pending charges, and is kept in the dead-letter list for a human to look at.
+ */
+const DEAD_LETTER_BATCH = `
+if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
+for i = 2, #ARGV, 2 do
+  if redis.call('EXISTS', ARGV[i]) == 1 then redis.call('HINCRBY', ARGV[i], 'pending', ARGV[i + 1]) end
+end
+for _, entry in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do redis.call('RPUSH', KEYS[3], entry) end
+redis.call('DEL', KEYS[1], KEYS[2])
+return 1
+`;
+
 /** KEYS queue, processing, batch id. ARGV batch id. Puts an unwritten batch back at the head of the queue. */
 const REQUEUE_BATCH = `
 if redis.call('GET', KEYS[3]) ~= ARGV[1] then return 0 end
@@ -141,13 +166,14 @@ return 0
 
 const SCRIPTS = {
   mgReserve: { numberOfKeys: 2, lua: RESERVE },
-  mgSettle: { numberOfKeys: 3, lua: SETTLE },
-  mgRelease: { numberOfKeys: 2, lua: RELEASE },
+  mgSettle: { numberOfKeys: 4, lua: SETTLE },
+  mgRelease: { numberOfKeys: 3, lua: RELEASE },
   mgSeed: { numberOfKeys: 1, lua: SEED },
   mgReload: { lua: RELOAD },
   mgTakeBatch: { numberOfKeys: 4, lua: TAKE_BATCH },
   mgFinishBatch: { numberOfKeys: 2, lua: FINISH_BATCH },
   mgRequeueBatch: { numberOfKeys: 3, lua: REQUEUE_BATCH },
+  mgDeadLetterBatch: { numberOfKeys: 3, lua: DEAD_LETTER_BATCH },
   mgUnlock: { numberOfKeys: 1, lua: UNLOCK },
 } as const;
 
@@ -156,13 +182,17 @@ type Arg = string | number;
 /** The scripts as typed commands (ioredis sends EVALSHA and falls back to EVAL). */
 export interface BillingRedis extends Redis {
   mgReserve(user: string, token: string, amount: Arg, field: string, limited: Arg): Promise<[number, number]>;
-  mgSettle(user: string, token: string, queue: string, negReserved: Arg, field: string, limited: Arg, charge: Arg, entry: string): Promise<number>;
-  mgRelease(user: string, token: string, negReserved: Arg, field: string, limited: Arg): Promise<number>;
+  mgSettle(
+    user: string, token: string, queue: string, done: string,
+    negReserved: Arg, field: string, limited: Arg, charge: Arg, entry: string, doneTtlMs: Arg,
+  ): Promise<[number, number]>;
+  mgRelease(user: string, token: string, done: string, negReserved: Arg, field: string, limited: Arg, doneTtlMs: Arg): Promise<number>;
   mgSeed(key: string, db: Arg): Promise<number>;
   mgReload(numberOfKeys: number, ...keysThenArgs: Arg[]): Promise<number>;
   mgTakeBatch(queue: string, processing: string, batch: string, lock: string, lockToken: string, max: Arg, batchId: string): Promise<string[] | null>;
   mgFinishBatch(processing: string, batch: string, batchId: string, ...triples: Arg[]): Promise<number>;
   mgRequeueBatch(queue: string, processing: string, batch: string, batchId: string): Promise<number>;
+  mgDeadLetterBatch(processing: string, batch: string, deadLetters: string, batchId: string, ...pairs: Arg[]): Promise<number>;
   mgUnlock(lock: string, token: string): Promise<number>;
 }
 
@@ -184,7 +214,11 @@ export function billingKeys(prefix: string) {
     processing: `${prefix}ledger:processing`,
     batch: `${prefix}ledger:batch`,
     lock: `${prefix}ledger:lock`,
+    /** Entries PostgreSQL refused for a data reason (JSON, oldest first). */
+    deadLetters: `${prefix}ledger:dead-letters`,
     instancePrefix: `${prefix}relay:instance:`,
+    /** Marks a settlement or release as applied (see SETTLE). */
+    done: (operationId: string) => `${prefix}ledger:done:${operationId}`,
   };
 }
 export type BillingKeys = ReturnType<typeof billingKeys>;

@@ -1,5 +1,6 @@
 import type { PrismaClient } from '@modelgate/db';
-import { LOG_TYPE_CONSUME, type LedgerEntry, type WrittenBatch } from './ledger-entry';
+import { LOG_TYPE } from '@modelgate/schemas';
+import type { LedgerEntry, WrittenBatch } from './ledger-entry';
 
 const BATCH_TRANSACTION_TIMEOUT_MS = 10_000;
 
@@ -11,6 +12,16 @@ function add(map: Map<number, [number, number]>, id: number, queued: number, tak
   } else {
     map.set(id, [queued, taken]);
   }
+}
+
+/** Per-id sums as parallel columns (bigint values as text, so no precision is lost on the way). */
+function totalsColumns(totals: Map<number, [number, number]>): { ids: number[]; first: string[]; second: string[] } {
+  const ids = [...totals.keys()];
+  return {
+    ids,
+    first: ids.map((id) => String(totals.get(id)![0])),
+    second: ids.map((id) => String(totals.get(id)![1])),
+  };
 }
 
 function unique(values: number[]): number[] {
@@ -73,7 +84,7 @@ class LogColumns {
 
   parameters(): unknown[] {
     return [
-      this.userIds, this.createdAt, this.userIds.map(() => LOG_TYPE_CONSUME), this.contents, this.usernames,
+      this.userIds, this.createdAt, this.userIds.map(() => LOG_TYPE.consume), this.contents, this.usernames,
       this.tokenIds, this.tokenNames, this.models, this.quotas, this.promptTokens, this.completionTokens,
       this.useTimeMs, this.firstByteMs, this.streams, this.channelIds, this.requestIds, this.others,
     ];
@@ -107,37 +118,37 @@ export class LedgerRepository {
    * Writes a batch: one consume row per entry, and the users', keys' and channels' counters, in one
    * transaction. A balance that shrank meanwhile (an admin edit) is taken down to 0, never below,
    * and the row records what was actually taken, so quota = sum of log deltas still holds.
-   * Entries of users deleted meanwhile are dropped.
    */
   async writeBatch(entries: LedgerEntry[]): Promise<WrittenBatch> {
     return this.prisma.$transaction(async (tx) => {
       await tx.$queryRawUnsafe('SELECT pg_advisory_xact_lock(hashtext($1))::text', this.advisoryLockName);
-      const users = await tx.$queryRawUnsafe<{ id: number; quota: bigint }[]>(
-        'SELECT id, quota FROM users WHERE id = ANY($1::int[]) ORDER BY id FOR UPDATE',
+      // Users, then keys, each in id order: one round trip for both sets of row locks.
+      const balances = await tx.$queryRawUnsafe<{ kind: 'user' | 'token'; id: number; balance: bigint; unlimited: boolean }[]>(
+        `SELECT 'user' AS kind, id, quota AS balance, false AS unlimited
+           FROM (SELECT id, quota FROM users WHERE id = ANY($1::int[]) ORDER BY id FOR UPDATE) AS u
+         UNION ALL
+         SELECT 'token', id, remain_quota, unlimited_quota
+           FROM (SELECT id, remain_quota, unlimited_quota FROM tokens WHERE id = ANY($2::int[]) ORDER BY id FOR UPDATE) AS t`,
         unique(entries.map((e) => e.userId)),
-      );
-      const tokens = await tx.$queryRawUnsafe<{ id: number; remain_quota: bigint; unlimited_quota: boolean }[]>(
-        'SELECT id, remain_quota, unlimited_quota FROM tokens WHERE id = ANY($1::int[]) ORDER BY id FOR UPDATE',
         unique(entries.map((e) => e.tokenId)),
       );
-      const userBalance = new Map(users.map((u) => [u.id, Number(u.quota)]));
-      const tokenBalance = new Map(
-        tokens.map((t) => [t.id, t.unlimited_quota ? Number.POSITIVE_INFINITY : Number(t.remain_quota)]),
-      );
+      const userBalance = new Map<number, number>();
+      const tokenBalance = new Map<number, number>();
+      for (const row of balances) {
+        if (row.kind === 'user') userBalance.set(row.id, Number(row.balance));
+        else tokenBalance.set(row.id, row.unlimited ? Number.POSITIVE_INFINITY : Number(row.balance));
+      }
 
-      const written: WrittenBatch = { users: new Map(), tokens: new Map() };
+      const written: WrittenBatch = { users: new Map(), tokens: new Map(), drainedTokens: [] };
       const rows = new LogColumns();
       const userTotals = new Map<number, [number, number]>(); // taken, requests
       const tokenTotals = new Map<number, [number, number]>(); // taken from remain, used
       const channelTotals = new Map<number, [number, number]>();
       for (const entry of entries) {
-        const balance = userBalance.get(entry.userId);
+        // Users are only soft-deleted, so the row is there (their charges are written like any
+        // other); were it gone, the log row's foreign key would refuse the entry (dead letter).
+        const balance = userBalance.get(entry.userId) ?? 0;
         const queuedOnToken = entry.limitedToken ? entry.quota : 0;
-        if (balance === undefined) {
-          add(written.users, entry.userId, entry.quota, 0);
-          add(written.tokens, entry.tokenId, queuedOnToken, 0);
-          continue;
-        }
         const taken = Math.min(entry.quota, balance);
         userBalance.set(entry.userId, balance - taken);
         add(written.users, entry.userId, entry.quota, taken);
@@ -153,46 +164,37 @@ export class LedgerRepository {
         add(channelTotals, entry.channelId, taken, 0);
         rows.push(entry, taken);
       }
+      for (const id of tokenTotals.keys()) {
+        if (tokenBalance.get(id)! <= 0) written.drainedTokens.push(id);
+      }
       if (rows.size > 0) {
-        // One statement for the whole batch: arrays travel as 17 parameters, not 17 per row.
+        // One statement for the whole batch: the log rows travel as 17 array parameters (not 17 per
+        // row), and the users', keys' and channels' counters change in the same round trip.
+        const users = totalsColumns(userTotals);
+        const tokens = totalsColumns(tokenTotals);
+        const channels = totalsColumns(channelTotals);
         await tx.$executeRawUnsafe(
-          `INSERT INTO logs (user_id, created_at, type, content, username, token_id, token_name, model_name, quota,
-             prompt_tokens, completion_tokens, use_time_ms, first_byte_ms, is_stream, channel_id, request_id, other)
-           SELECT * FROM unnest($1::int[], $2::timestamp(3)[], $3::int[], $4::text[], $5::text[], $6::int[], $7::text[],
-             $8::text[], $9::bigint[], $10::int[], $11::int[], $12::int[], $13::int[], $14::boolean[], $15::int[],
-             $16::text[], $17::jsonb[])`,
+          `WITH logged AS (
+             INSERT INTO logs (user_id, created_at, type, content, username, token_id, token_name, model_name, quota,
+               prompt_tokens, completion_tokens, use_time_ms, first_byte_ms, is_stream, channel_id, request_id, other)
+             SELECT * FROM unnest($1::int[], $2::timestamp(3)[], $3::int[], $4::text[], $5::text[], $6::int[], $7::text[],
+               $8::text[], $9::bigint[], $10::int[], $11::int[], $12::int[], $13::int[], $14::boolean[], $15::int[],
+               $16::text[], $17::jsonb[])
+           ), charged_users AS (
+             UPDATE users AS u SET quota = u.quota - v.taken, used_quota = u.used_quota + v.taken,
+               request_count = u.request_count + v.requests
+             FROM unnest($18::int[], $19::bigint[], $20::bigint[]) AS v(id, taken, requests) WHERE u.id = v.id
+           ), charged_tokens AS (
+             UPDATE tokens AS t SET remain_quota = t.remain_quota - v.taken, used_quota = t.used_quota + v.used,
+               accessed_at = (now() AT TIME ZONE 'UTC')
+             FROM unnest($21::int[], $22::bigint[], $23::bigint[]) AS v(id, taken, used) WHERE t.id = v.id
+           )
+           UPDATE channels AS c SET used_quota = c.used_quota + v.taken
+           FROM unnest($24::int[], $25::bigint[]) AS v(id, taken) WHERE c.id = v.id`,
           ...rows.parameters(),
-        );
-      }
-      if (userTotals.size > 0) {
-        const ids = [...userTotals.keys()];
-        await tx.$executeRawUnsafe(
-          `UPDATE users AS u SET quota = u.quota - v.taken, used_quota = u.used_quota + v.taken,
-             request_count = u.request_count + v.requests
-           FROM unnest($1::int[], $2::bigint[], $3::bigint[]) AS v(id, taken, requests) WHERE u.id = v.id`,
-          ids,
-          ids.map((id) => String(userTotals.get(id)![0])),
-          ids.map((id) => String(userTotals.get(id)![1])),
-        );
-      }
-      if (tokenTotals.size > 0) {
-        const ids = [...tokenTotals.keys()];
-        await tx.$executeRawUnsafe(
-          `UPDATE tokens AS t SET remain_quota = t.remain_quota - v.taken, used_quota = t.used_quota + v.used,
-             accessed_at = now()
-           FROM unnest($1::int[], $2::bigint[], $3::bigint[]) AS v(id, taken, used) WHERE t.id = v.id`,
-          ids,
-          ids.map((id) => String(tokenTotals.get(id)![0])),
-          ids.map((id) => String(tokenTotals.get(id)![1])),
-        );
-      }
-      if (channelTotals.size > 0) {
-        const ids = [...channelTotals.keys()];
-        await tx.$executeRawUnsafe(
-          `UPDATE channels AS c SET used_quota = c.used_quota + v.taken
-           FROM unnest($1::int[], $2::bigint[]) AS v(id, taken) WHERE c.id = v.id`,
-          ids,
-          ids.map((id) => String(channelTotals.get(id)![0])),
+          users.ids, users.first, users.second,
+          tokens.ids, tokens.first, tokens.second,
+          channels.ids, channels.first,
         );
       }
       return written;
@@ -207,7 +209,7 @@ export class LedgerRepository {
     return this.prisma.$transaction(async (tx) => {
       await tx.$queryRawUnsafe('SELECT pg_advisory_xact_lock(hashtext($1))::text', this.advisoryLockName);
       const found = await tx.$queryRawUnsafe<{ found: boolean }[]>(
-        `SELECT EXISTS (SELECT 1 FROM logs WHERE request_id = ANY($1::text[]) AND type = ${LOG_TYPE_CONSUME}
+        `SELECT EXISTS (SELECT 1 FROM logs WHERE request_id = ANY($1::text[]) AND type = ${LOG_TYPE.consume}
            AND other->>'entry' = ANY($2::text[])) AS found`,
         entries.map((e) => e.requestId),
         entries.map((e) => e.id),

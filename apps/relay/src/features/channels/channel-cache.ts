@@ -1,17 +1,13 @@
 import { decryptSecret } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
 import type { Logger } from '@modelgate/logger';
+import { CHANNEL_STATUS, CHANNEL_TYPE, channelBaseUrl, type ChannelType, isChannelType, parseModelMapping } from '@modelgate/schemas';
 import type { ChannelRepository, ChannelRow } from './repository';
 
 /** Which upstream dialect a channel speaks (CONTRACT 3.3: type 1 OpenAI-compatible, 24 Gemini). */
 export type ChannelKind = 'openai' | 'gemini';
 
-const KIND_BY_TYPE: Record<number, ChannelKind> = { 1: 'openai', 24: 'gemini' };
-const DEFAULT_BASE_URL: Record<ChannelKind, string> = {
-  openai: 'https://api.openai.com',
-  gemini: 'https://generativelanguage.googleapis.com',
-};
-export const CHANNEL_STATUS = { enabled: 1, manuallyDisabled: 2, autoDisabled: 3 } as const;
+const KIND_BY_TYPE: Record<ChannelType, ChannelKind> = { [CHANNEL_TYPE.openai]: 'openai', [CHANNEL_TYPE.gemini]: 'gemini' };
 
 export interface ChannelRecord {
   id: number;
@@ -40,18 +36,13 @@ function splitList(text: string): string[] {
   return [...new Set(text.split(',').map((s) => s.trim()).filter(Boolean))];
 }
 
-function parseMapping(text: string): Map<string, string> {
-  const mapping = new Map<string, string>();
-  if (text.trim() === '') return mapping;
+/** The account service validates `model_mapping` on write; an unreadable one (written by hand) maps nothing. */
+function mappingOf(text: string): Map<string, string> {
   try {
-    const parsed = JSON.parse(text) as unknown;
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
-      for (const [from, to] of Object.entries(parsed)) if (typeof to === 'string' && to) mapping.set(from, to);
-    }
+    return new Map(Object.entries(parseModelMapping(text)));
   } catch {
-    // An unreadable mapping maps nothing; the account service validates it on write.
+    return new Map();
   }
-  return mapping;
 }
 
 function routeKey(kind: ChannelKind, group: string, model: string): string {
@@ -132,13 +123,14 @@ export class ChannelCache {
   }
 
   private toRecord(row: ChannelRow): ChannelRecord | null {
+    if (!isChannelType(row.type)) return null;
     const kind = KIND_BY_TYPE[row.type];
-    if (!kind) return null;
     let key: string;
     let url: URL;
     try {
       key = decryptSecret(row.keyEnc, this.cryptoSecret);
-      url = new URL(row.baseUrl.trim() || DEFAULT_BASE_URL[kind]);
+      // '' means the type's default base URL.
+      url = new URL(channelBaseUrl({ type: row.type, baseUrl: row.baseUrl }));
     } catch (err) {
       this.logger.warn({ channelId: row.id, reason: (err as Error).message }, 'channel skipped: unreadable key or base URL');
       return null;
@@ -152,7 +144,7 @@ export class ChannelCache {
       pathPrefix: url.pathname.replace(/\/+$/, ''),
       priority: row.priority,
       weight: row.weight,
-      modelMapping: parseMapping(row.modelMapping),
+      modelMapping: mappingOf(row.modelMapping),
       status: row.status,
       autoBan: row.autoBan,
       models: splitList(row.models),

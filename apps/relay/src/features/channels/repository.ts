@@ -1,3 +1,4 @@
+import { CHANNEL_STATUS } from '@modelgate/schemas';
 import type { PrismaClient } from '@modelgate/db';
 
 export interface ChannelRow {
@@ -45,8 +46,8 @@ export class ChannelRepository {
   /** Disables an enabled channel; false when it was no longer enabled (someone else acted first). */
   async disableAutomatically(id: number, reason: string): Promise<boolean> {
     const { count } = await this.prisma.channel.updateMany({
-      where: { id, status: 1 },
-      data: { status: 3, statusReason: reason.slice(0, 500), statusChangedAt: new Date() },
+      where: { id, status: CHANNEL_STATUS.enabled },
+      data: { status: CHANNEL_STATUS.autoDisabled, statusReason: reason.slice(0, 500), statusChangedAt: new Date() },
     });
     return count > 0;
   }

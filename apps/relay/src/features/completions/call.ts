@@ -1,4 +1,4 @@
-import type { AppError } from '@modelgate/errors';
+import { type AppError, toOpenAI } from '@modelgate/errors';
 import type { ChannelRecord } from '../channels/channel-cache';
 import { readBody, UpstreamFailure, type UpstreamResponse } from '../upstream/client';
 import type { SseEvent } from '../upstream/sse';
@@ -98,6 +98,7 @@ export class CompletionCall implements RelayCall {
       firstByteMs: result.firstByteMs,
       // A cut stream is charged for what was generated; one that generated nothing costs nothing.
       billable: !cut || dialect.sawUsage || usage.completion_tokens > 0,
+      streamFailure: result.failure,
     };
   }
 }
@@ -177,9 +178,6 @@ class CompletionStreamDialect implements StreamDialect {
   }
 
   errorTail(error: AppError): string {
-    const body = {
-      error: { message: `${error.message} (request id: ${this.requestId})`, type: error.type, param: null, code: error.code },
-    };
-    return `data: ${JSON.stringify(body)}\n\ndata: [DONE]\n\n`;
+    return `data: ${JSON.stringify(toOpenAI(error, this.requestId).body)}\n\ndata: [DONE]\n\n`;
   }
 }

@@ -1,7 +1,7 @@
-import { AppError } from '@modelgate/errors';
 import { parseOrThrow } from '@modelgate/http';
 import { z } from 'zod';
-import { countTextTokens } from '../relay/tokens';
+import { parseJsonObject } from '../relay/json-body';
+import { estimateTextTokens } from '../relay/tokens';
 
 const tokenIds = z.array(z.number().int().min(0));
 
@@ -26,25 +26,17 @@ export const DEFAULT_MAX_TOKENS = 4096;
 
 /** Parses the raw body once; the parsed object keeps every field the client sent. */
 export function parseCompletionRequest(raw: Buffer): CompletionRequest {
-  let body: unknown;
-  try {
-    body = JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw new AppError('invalid_json', 'request body is not valid JSON');
-  }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw new AppError('invalid_json', 'request body must be a JSON object');
-  }
+  const body = parseJsonObject(raw);
   parseOrThrow(completionRequestSchema, body);
   return body as CompletionRequest;
 }
 
 /** Prompt tokens: token-id prompts are exact; text is tokenized (o200k). */
 export function promptTokensOf(prompt: CompletionRequest['prompt']): number {
-  if (typeof prompt === 'string') return countTextTokens(prompt);
+  if (typeof prompt === 'string') return estimateTextTokens(prompt);
   let total = 0;
   for (const item of prompt) {
-    if (typeof item === 'string') total += countTextTokens(item);
+    if (typeof item === 'string') total += estimateTextTokens(item);
     else if (typeof item === 'number') total += 1;
     else total += item.length;
   }

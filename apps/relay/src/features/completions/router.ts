@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { type DirectRoute, literalPath } from '../../direct-routes';
 import { authContextOf, authenticate } from '../keys/authenticate';
 import type { KeyCache } from '../keys/key-cache';
 import { jsonBytes, rawBody } from '../relay/body';
@@ -6,14 +6,21 @@ import type { RelayService } from '../relay/service';
 import { CompletionCall } from './call';
 import { parseCompletionRequest, promptTokensOf } from './request';
 
-/** `POST /v1/completions` (CONTRACT 2.1). */
-export function completionsRouter(keys: KeyCache, relay: RelayService, maxBodyMb: number): Router {
-  const router = Router();
-  router.post('/v1/completions', authenticate(keys, 'openai'), rawBody(maxBodyMb), async (req, res) => {
-    const raw = jsonBytes(req);
-    const body = parseCompletionRequest(raw);
-    const call = new CompletionCall(body, raw, req.requestId, promptTokensOf(body.prompt));
-    await relay.relay(req, res, authContextOf(res), call);
-  });
-  return router;
+/** `POST /v1/completions` (CONTRACT 2.1), served directly (see direct-routes). */
+export function completionsRoute(keys: KeyCache, relay: RelayService, maxBodyMb: number): DirectRoute {
+  return {
+    method: 'POST',
+    path: '/v1/completions',
+    match: literalPath('/v1/completions'),
+    handlers: [
+      authenticate(keys, 'openai'),
+      rawBody(maxBodyMb),
+      async (req, res) => {
+        const raw = jsonBytes(req);
+        const body = parseCompletionRequest(raw);
+        const call = new CompletionCall(body, raw, req.requestId, promptTokensOf(body.prompt));
+        await relay.relay(req, res, authContextOf(res), call);
+      },
+    ],
+  };
 }

@@ -1,3 +1,5 @@
+import { reportedTokenCount } from '../relay/tokens';
+
 /** OpenAI `usage` as CONTRACT 2.1 requires it: every count present, details included. */
 export interface CompletionUsage {
   prompt_tokens: number;
@@ -8,9 +10,8 @@ export interface CompletionUsage {
   [extra: string]: unknown;
 }
 
-function count(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
-}
+/** Unbelievable counts (negative, fractional, beyond MAX_TOKEN_COUNT) are treated as missing. */
+const count = reportedTokenCount;
 
 function objectOf(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};

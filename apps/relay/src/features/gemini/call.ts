@@ -1,8 +1,8 @@
-import { type AppError, grpcStatusName } from '@modelgate/errors';
+import { type AppError, toGoogle } from '@modelgate/errors';
 import type { ChannelRecord } from '../channels/channel-cache';
 import { relayEventStream, type StreamDialect, StreamEventError } from '../relay/event-stream';
 import type { Delivery, DeliveryContext, RelayCall, Usage } from '../relay/relay-call';
-import { countDeliveredTokens } from '../relay/tokens';
+import { countDeliveredTokens, reportedTokenSum } from '../relay/tokens';
 import { maskUpstreamText } from '../relay/upstream-errors';
 import { readBody, UpstreamFailure, type UpstreamResponse } from '../upstream/client';
 import type { SseEvent } from '../upstream/sse';
@@ -14,15 +14,16 @@ interface UsageMetadata {
   thoughtsTokenCount?: unknown;
 }
 
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : 0;
-}
-
-/** TTS audio and thinking are output: `candidatesTokenCount` + `thoughtsTokenCount` (CONTRACT 2.5). */
-function usageOf(metadata: UsageMetadata): Usage {
+/**
+ * TTS audio and thinking are output: `candidatesTokenCount` + `thoughtsTokenCount` (CONTRACT 2.5).
+ * Without metadata, or with counts that are not believable, our own counts are charged: the
+ * reservation's prompt estimate and the delivered text.
+ */
+function usageOf(metadata: UsageMetadata | undefined, promptEstimate: number, texts: () => string[]): Usage {
   return {
-    promptTokens: count(metadata.promptTokenCount) + count(metadata.toolUsePromptTokenCount),
-    completionTokens: count(metadata.candidatesTokenCount) + count(metadata.thoughtsTokenCount),
+    promptTokens: (metadata && reportedTokenSum(metadata.promptTokenCount, metadata.toolUsePromptTokenCount)) ?? promptEstimate,
+    completionTokens:
+      (metadata && reportedTokenSum(metadata.candidatesTokenCount, metadata.thoughtsTokenCount)) ?? countDeliveredTokens(texts()),
   };
 }
 
@@ -77,28 +78,24 @@ export class GeminiCall implements RelayCall {
     if (response === null || typeof response !== 'object') throw new UpstreamFailure('other', 'the upstream answered with invalid JSON');
     res.writeHead(200, { 'content-type': JSON_CONTENT_TYPE, 'content-length': raw.length });
     res.end(raw);
-    let usage: Usage;
-    if (response.usageMetadata) {
-      usage = usageOf(response.usageMetadata);
-    } else {
+    const usage = usageOf(response.usageMetadata, this.estimate.promptTokens, () => {
       const texts: string[] = [];
       collectTexts(response, texts);
-      usage = { promptTokens: this.estimate.promptTokens, completionTokens: countDeliveredTokens(texts) };
-    }
+      return texts;
+    });
     return { usage, firstByteMs: Date.now() - startedAt, billable: true };
   }
 
   private async deliverStream(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {
     const dialect = new GeminiStreamDialect(context.channel);
     const result = await relayEventStream(upstream, context.res, context.signal, dialect, context.startedAt);
-    const usage = dialect.metadata
-      ? usageOf(dialect.metadata)
-      : { promptTokens: this.estimate.promptTokens, completionTokens: countDeliveredTokens(dialect.texts) };
+    const usage = usageOf(dialect.metadata, this.estimate.promptTokens, () => dialect.texts);
     const cut = result.clientAborted || result.failure !== undefined;
     return {
       usage,
       firstByteMs: result.firstByteMs,
       billable: !cut || usage.completionTokens > 0,
+      streamFailure: result.failure,
     };
   }
 }
@@ -136,6 +133,6 @@ class GeminiStreamDialect implements StreamDialect {
   }
 
   errorTail(error: AppError): string {
-    return `data: ${JSON.stringify({ error: { code: error.status, message: error.message, status: grpcStatusName(error.status) } })}\r\n\r\n`;
+    return `data: ${JSON.stringify(toGoogle(error).body)}\r\n\r\n`;
   }
 }

@@ -1,7 +1,8 @@
 import { AppError } from '@modelgate/errors';
 import { parseOrThrow } from '@modelgate/http';
 import { z } from 'zod';
-import { countTextTokens } from '../relay/tokens';
+import { parseJsonObject } from '../relay/json-body';
+import { estimateTextTokens } from '../relay/tokens';
 
 /** CONTRACT 2.3: `contents` is required; everything else is Google's business and forwarded as is. */
 const generateContentSchema = z.looseObject({
@@ -31,15 +32,7 @@ export function parseTarget(target: string): { model: string; method: GeminiMeth
 }
 
 export function parseGenerateContentRequest(raw: Buffer): GenerateContentRequest {
-  let body: unknown;
-  try {
-    body = JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw new AppError('invalid_json', 'request body is not valid JSON');
-  }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw new AppError('invalid_json', 'request body must be a JSON object');
-  }
+  const body = parseJsonObject(raw);
   return parseOrThrow(generateContentSchema, body);
 }
 
@@ -52,7 +45,7 @@ function partsTokens(content: unknown): number {
   let total = 0;
   for (const part of parts) {
     const text = (part as { text?: unknown } | null)?.text;
-    total += typeof text === 'string' ? countTextTokens(text) : TOKENS_PER_MEDIA_PART;
+    total += typeof text === 'string' ? estimateTextTokens(text) : TOKENS_PER_MEDIA_PART;
   }
   return total;
 }

@@ -1,7 +1,8 @@
 import { sha256Hex } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
-import type { NextFunction, Request, Response } from 'express';
-import { type KeyCache, type KeyRecord, TOKEN_STATUS, USER_STATUS_ENABLED, type UserRecord } from './key-cache';
+import type { IncomingHttpHeaders } from 'node:http';
+import { ipAllowed, TOKEN_STATUS, USER_STATUS } from '@modelgate/schemas';
+import { type KeyCache, type KeyRecord, type UserRecord } from './key-cache';
 
 /** Who is calling: the key, its owner, and the group that prices and routes the call. */
 export interface AuthContext {
@@ -11,6 +12,17 @@ export interface AuthContext {
 }
 
 const KEY_FORMAT = /^sk-[A-Za-z0-9]{48}$/;
+
+/** What the key check reads: an Express request, or a relayed call served directly (see direct-routes). */
+export interface KeyRequest {
+  headers: IncomingHttpHeaders;
+  query: Record<string, unknown>;
+}
+
+/** Where the accepted key is kept for the rest of the request (Express's `res.locals`). */
+export interface WithLocals {
+  locals: Record<string, unknown>;
+}
 
 function bearer(header: string | undefined): string | undefined {
   if (!header) return undefined;
@@ -22,7 +34,7 @@ function bearer(header: string | undefined): string | undefined {
  * The client's key: OpenAI routes read `Authorization: Bearer`; Gemini routes also accept
  * `x-goog-api-key` and `?key=`. The `sk-` prefix is optional (Google SDKs send keys as given).
  */
-export function extractKey(req: Request, dialect: 'openai' | 'google'): string | undefined {
+export function extractKey(req: KeyRequest, dialect: 'openai' | 'google'): string | undefined {
   let key = bearer(req.headers.authorization);
   if (dialect === 'google') {
     const header = req.headers['x-goog-api-key'];
@@ -33,7 +45,7 @@ export function extractKey(req: Request, dialect: 'openai' | 'google'): string |
   return key.startsWith('sk-') ? key : `sk-${key}`;
 }
 
-export function authContextOf(res: Response): AuthContext {
+export function authContextOf(res: WithLocals): AuthContext {
   return res.locals.auth as AuthContext;
 }
 
@@ -48,13 +60,13 @@ function check(resolved: { key: KeyRecord; user: UserRecord } | null): AuthConte
     throw new AppError('invalid_api_key', 'API key quota is exhausted');
   }
   if (key.status !== TOKEN_STATUS.enabled) throw new AppError('invalid_api_key', 'API key is not enabled');
-  if (user.status !== USER_STATUS_ENABLED) throw new AppError('user_disabled', 'the owner of this API key is disabled');
+  if (user.status !== USER_STATUS.enabled) throw new AppError('user_disabled', 'the owner of this API key is disabled');
   return { key, user, group: key.group || user.group };
 }
 
 /** First check of every relay route (CONTRACT 1.3): a valid, enabled, funded key of an enabled user. */
 export function authenticate(cache: KeyCache, dialect: 'openai' | 'google') {
-  return (req: Request, res: Response, next: NextFunction): void => {
+  return (req: KeyRequest, res: WithLocals, next: (err?: unknown) => void): void => {
     const key = extractKey(req, dialect);
     if (!key || !KEY_FORMAT.test(key)) {
       next(new AppError('invalid_api_key', key ? 'invalid API key' : 'missing API key'));
@@ -85,7 +97,12 @@ export function checkAllowLists(auth: AuthContext, model: string, clientIp: stri
   if (auth.key.modelLimits && !auth.key.modelLimits.has(model)) {
     throw new AppError('model_not_allowed', `this API key may not use model ${model}`);
   }
-  if (auth.key.allowIps && !auth.key.allowIps.allows(clientIp)) {
+  checkIpAllowed(auth, clientIp);
+}
+
+/** The key's IP allow-list alone (model lists answer whatever model the key may use). */
+export function checkIpAllowed(auth: AuthContext, clientIp: string | undefined): void {
+  if (auth.key.allowIps && !ipAllowed(auth.key.allowIps, clientIp)) {
     throw new AppError('ip_not_allowed', `this API key may not be used from ${clientIp ?? 'this address'}`);
   }
 }

@@ -1,8 +1,24 @@
-import { IpAllowList } from './ip-allow-list';
+import { type IpAllowList, parseIpAllowList } from '@modelgate/schemas';
 import type { KeyRepository, TokenRow, UserRow } from './repository';
 
-export const TOKEN_STATUS = { enabled: 1, disabled: 2, expired: 3, exhausted: 4 } as const;
-export const USER_STATUS_ENABLED = 1;
+/**
+ * The account service validates `allow_ips` on write; an entry it would refuse (a row written
+ * before, or by hand) is skipped, so a typo narrows access instead of opening it. A list of
+ * nothing but such entries allows only the unspecified address, which no client has.
+ */
+function allowListOf(text: string): IpAllowList | null {
+  const entries = text.split(/[\n,]/).map((entry) => entry.trim()).filter(Boolean);
+  if (entries.length === 0) return null;
+  const valid = entries.filter((entry) => {
+    try {
+      parseIpAllowList(entry);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  return parseIpAllowList(valid.length > 0 ? valid.join('\n') : '0.0.0.0/32');
+}
 
 /** An API key as the hot path needs it, parsed once when loaded. */
 export interface KeyRecord {
@@ -46,7 +62,7 @@ function toKeyRecord(row: TokenRow): KeyRecord {
     remainQuota: Number(row.remainQuota),
     unlimitedQuota: row.unlimitedQuota,
     modelLimits: row.modelLimitsEnabled ? new Set(limits) : null,
-    allowIps: IpAllowList.isUnrestricted(row.allowIps) ? null : new IpAllowList(row.allowIps),
+    allowIps: allowListOf(row.allowIps),
     group: row.group,
   };
 }
@@ -123,6 +139,17 @@ export class KeyCache {
     }
     for (const [hash, key] of this.keys) {
       if (key.id === tokenId) this.keys.delete(hash);
+    }
+  }
+
+  /**
+   * Settlement took a limited key's balance to 0: its next request must get 401 before any other
+   * check (CONTRACT 1.3), not wait for the periodic re-read of `remain_quota`. A top-up or edit of
+   * the key arrives as an invalidation and re-reads it.
+   */
+  markExhausted(tokenId: number): void {
+    for (const [hash, key] of this.keys) {
+      if (key.id === tokenId && key.remainQuota > 0) this.keys.set(hash, { ...key, remainQuota: 0 });
     }
   }
 

@@ -1,5 +1,6 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '@modelgate/errors';
-import express, { type Request, type RequestHandler } from 'express';
+import express from 'express';
 
 const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
@@ -7,12 +8,12 @@ const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
  * Reads the body as bytes (after the key check), up to MAX_REQUEST_BODY_MB: the relay parses it
  * once itself and, where the contract says so, forwards these exact bytes.
  */
-export function rawBody(maxBodyMb: number): RequestHandler {
+export function rawBody(maxBodyMb: number): (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void {
   return express.raw({ type: () => true, limit: maxBodyMb * 1024 * 1024 });
 }
 
 /** The raw body of a JSON request; 400 `invalid_json` for another content type or no body. */
-export function jsonBytes(req: Request): Buffer {
+export function jsonBytes(req: { headers: IncomingHttpHeaders; body?: unknown }): Buffer {
   if (!JSON_CONTENT_TYPE.test(req.headers['content-type'] ?? '')) {
     throw new AppError('invalid_json', 'request body must be JSON (Content-Type: application/json)');
   }

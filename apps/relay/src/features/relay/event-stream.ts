@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { AppError } from '@modelgate/errors';
 import { classifyUpstreamError, UpstreamFailure, type UpstreamResponse } from '../upstream/client';
 import { type SseEvent, SseParser } from '../upstream/sse';
@@ -41,7 +41,7 @@ const SSE_HEADERS = {
 };
 
 /** Resolves when the client can take more (or is gone): a slow reader slows the upstream read. */
-function drained(res: Response): Promise<void> {
+function drained(res: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       res.off('drain', done);
@@ -69,7 +69,7 @@ function failureOf(err: unknown): AppError {
  */
 export function relayEventStream(
   upstream: UpstreamResponse,
-  res: Response,
+  res: ServerResponse,
   signal: AbortSignal,
   dialect: StreamDialect,
   startedAt: number,

@@ -1,4 +1,5 @@
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
+import type { AppError } from '@modelgate/errors';
 import type { ChannelKind, ChannelRecord } from '../channels/channel-cache';
 import type { UpstreamResponse } from '../upstream/client';
 
@@ -13,10 +14,25 @@ export interface Delivery {
   firstByteMs: number | null;
   /** false: nothing billable reached the client (it left first, or a cut stream generated nothing). */
   billable: boolean;
+  /** The upstream broke a stream after the client's first byte (the client was told in-stream). */
+  streamFailure?: AppError;
 }
 
+/**
+ * The caller's request as the pipeline reads it: Express's Request has these, and so does a relayed
+ * call served directly (see direct-routes).
+ */
+export interface CallerRequest {
+  requestId: string;
+  /** The client address (X-Forwarded-For from a trusted proxy, else the peer). */
+  ip: string | undefined;
+}
+
+/** The caller's response: node's, with Express's per-request `locals`. */
+export type CallerResponse = ServerResponse & { locals: Record<string, unknown> };
+
 export interface DeliveryContext {
-  res: Response;
+  res: ServerResponse;
   /** Aborted when the client disconnects. */
   signal: AbortSignal;
   startedAt: number;

@@ -2,15 +2,16 @@ import { AppError } from '@modelgate/errors';
 import { describeError } from '@modelgate/http';
 import type { Logger } from '@modelgate/logger';
 import type { CacheInvalidation } from '@modelgate/schemas';
-import type { Request, Response } from 'express';
 import type { BalanceMirror, BillingAccount } from '../billing/balances';
 import { chargeFor, type Price, priceFor } from '../billing/pricing';
 import type { ChannelCache, ChannelPlan, ChannelRecord } from '../channels/channel-cache';
 import type { ChannelRepository } from '../channels/repository';
 import { type AuthContext, checkAllowLists } from '../keys/authenticate';
+import type { KeyRateLimit } from '../keys/rate-limit';
+import type { RelayMetrics, UpstreamSeries } from '../metrics/metrics';
 import type { OptionsCache } from '../options/options-cache';
 import { readBody, UpstreamFailure, type UpstreamClient } from '../upstream/client';
-import type { Delivery, RelayCall } from './relay-call';
+import type { CallerRequest, CallerResponse, Delivery, RelayCall } from './relay-call';
 import { disablingReason, maskUpstreamText, UpstreamHttpError, upstreamErrorOf } from './upstream-errors';
 
 /** The client disconnected: nothing more is sent, nothing is charged. */
@@ -29,6 +30,16 @@ export interface RelayServiceDeps {
   upstream: UpstreamClient;
   publish: (message: CacheInvalidation) => Promise<unknown>;
   logger: Logger;
+  metrics: RelayMetrics;
+  /** Absent when RELAY_KEY_RATE_LIMIT_PER_MINUTE is 0: no Redis round trip at all. */
+  rateLimit?: KeyRateLimit;
+}
+
+/** What every log line about one relayed call carries. */
+interface CallTrace {
+  requestId: string;
+  userId: number;
+  model: string;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -42,8 +53,10 @@ export class RelayService {
 
   constructor(private readonly deps: RelayServiceDeps) {}
 
-  async relay(req: Request, res: Response, auth: AuthContext, call: RelayCall): Promise<void> {
+  async relay(req: CallerRequest, res: CallerResponse, auth: AuthContext, call: RelayCall): Promise<void> {
     const startedAt = Date.now();
+    const trace: CallTrace = { requestId: req.requestId, userId: auth.user.id, model: call.model };
+    if (this.deps.rateLimit) await this.deps.rateLimit.consume(auth.key.id);
     checkAllowLists(auth, call.model, req.ip);
     const plan = this.deps.channels.plan(call.kind, auth.group, call.model);
     const price = priceFor(this.deps.options.values, call.model, auth.group);
@@ -55,15 +68,16 @@ export class RelayService {
     res.once('close', () => {
       if (!res.writableFinished) controller.abort();
     });
-    let outcome: { channel: ChannelRecord; delivery: Delivery };
+    let outcome: { channel: ChannelRecord; series: UpstreamSeries; delivery: Delivery };
     try {
-      outcome = await this.attempt(plan, call, res, controller.signal, startedAt);
+      outcome = await this.attempt(plan, call, res, controller.signal, startedAt, trace);
     } catch (err) {
-      await this.release(account, reserved);
+      await this.deps.balances.release(account, reserved);
       throw err;
     }
+    this.observeDelivery(outcome.series, outcome.channel, outcome.delivery, trace);
     if (!outcome.delivery.billable) {
-      await this.release(account, reserved);
+      await this.deps.balances.release(account, reserved);
       return;
     }
     await this.settle(req, auth, account, call, price, reserved, outcome.channel, outcome.delivery, startedAt);
@@ -73,27 +87,40 @@ export class RelayService {
   private async attempt(
     plan: ChannelPlan,
     call: RelayCall,
-    res: Response,
+    res: CallerResponse,
     signal: AbortSignal,
     startedAt: number,
-  ): Promise<{ channel: ChannelRecord; delivery: Delivery }> {
+    trace: CallTrace,
+  ): Promise<{ channel: ChannelRecord; series: UpstreamSeries; delivery: Delivery }> {
     const attempts = 1 + this.deps.options.values.RetryTimes;
     let lastError: Error | undefined;
+    let previous: UpstreamSeries | undefined;
     for (let attempt = 0; attempt < attempts; attempt++) {
       const channel = plan.next();
       if (!channel) break;
+      // Only a failed attempt leads to another one: the channel that failed counts the retry.
+      previous?.retries.inc();
+      const series = this.deps.metrics.upstream(channel.id, call.model);
+      previous = series;
       const request = call.upstreamRequest(channel, channel.modelMapping.get(call.model) ?? call.model);
       try {
+        const sentAt = performance.now();
         const upstream = await this.deps.upstream.post({ origin: channel.origin, ...request, signal });
+        series.latency.observe((performance.now() - sentAt) / 1000);
         if (upstream.statusCode < 200 || upstream.statusCode >= 300) {
-          lastError = await this.rejected(channel, upstream.statusCode, await readBody(upstream, signal).catch(() => EMPTY), signal);
+          series.error(`http_${upstream.statusCode}`);
+          const body = await readBody(upstream, signal).catch(() => EMPTY);
+          lastError = await this.rejected(channel, upstream.statusCode, body, signal, trace);
           continue;
         }
-        return { channel, delivery: await call.deliver(upstream, { res, signal, startedAt, channel }) };
+        // For the access log (debug level): the channel that served the call.
+        res.locals.channelId = channel.id;
+        return { channel, series, delivery: await call.deliver(upstream, { res, signal, startedAt, channel }) };
       } catch (err) {
         if (!(err instanceof UpstreamFailure)) throw err;
         if (err.kind === 'aborted' || signal.aborted) throw new ClientGone();
-        this.deps.logger.warn({ channelId: channel.id, failure: err.kind }, 'upstream attempt failed');
+        series.error(err.kind);
+        this.deps.logger.warn({ ...trace, channelId: channel.id, failure: err.kind }, 'upstream attempt failed');
         if (err.kind === 'timeout') throw new AppError('upstream_timeout', 'the upstream did not answer in time');
         this.deps.channels.coolDown(channel.id);
         lastError = new AppError('upstream_error', `the upstream failed on every attempt (last: ${err.message})`);
@@ -106,12 +133,12 @@ export class RelayService {
    * A non-2xx answer: disables the channel when it is unusable (auto_ban), cools it down on a
    * transient failure and returns the error to retry with; throws what must reach the client as is.
    */
-  private async rejected(channel: ChannelRecord, status: number, body: Buffer, signal: AbortSignal): Promise<Error> {
+  private async rejected(channel: ChannelRecord, status: number, body: Buffer, signal: AbortSignal, trace: CallTrace): Promise<Error> {
     if (signal.aborted) throw new ClientGone();
-    this.deps.logger.warn({ channelId: channel.id, status }, 'upstream answered with an error');
+    this.deps.logger.warn({ ...trace, channelId: channel.id, status }, 'upstream answered with an error');
     const error = upstreamErrorOf(body);
     const reason = disablingReason(status, error, channel.kind);
-    if (reason && channel.autoBan) await this.disable(channel, reason, error?.message);
+    if (reason && channel.autoBan) await this.disable(channel, reason, error?.message, trace);
     const relayed = new UpstreamHttpError(status, error, channel);
     if (status !== 429 && status < 500) throw relayed;
     if (!reason) this.deps.channels.coolDown(channel.id);
@@ -119,29 +146,31 @@ export class RelayService {
   }
 
   /** auto_ban: status 3 with reason and time in the database, out of routing here and (via pub/sub) everywhere. */
-  private async disable(channel: ChannelRecord, reason: string, upstreamMessage: unknown): Promise<void> {
+  private async disable(channel: ChannelRecord, reason: string, upstreamMessage: unknown, trace: CallTrace): Promise<void> {
     const detail = typeof upstreamMessage === 'string' ? `${reason}: ${maskUpstreamText(upstreamMessage, channel)}` : reason;
     this.deps.channels.markDisabled(channel.id);
     try {
       if (await this.deps.channelRepository.disableAutomatically(channel.id, detail)) {
-        this.deps.logger.warn({ channelId: channel.id, reason }, 'channel disabled automatically');
+        this.deps.logger.warn({ ...trace, channelId: channel.id, reason }, 'channel disabled automatically');
         await this.deps.publish({ kind: 'channels' });
       }
     } catch (err) {
-      this.deps.logger.error({ channelId: channel.id, err: describeError(err) }, 'could not record the disabled channel');
+      this.deps.logger.error({ ...trace, channelId: channel.id, err: describeError(err) }, 'could not record the disabled channel');
     }
   }
 
-  private async release(account: BillingAccount, reserved: number): Promise<void> {
-    try {
-      await this.deps.balances.release(account, reserved);
-    } catch (err) {
-      this.deps.logger.error({ err: describeError(err) }, 'could not release a reservation');
-    }
+  /** First-byte time of a call that reached the client, and a stream the upstream broke midway. */
+  private observeDelivery(series: UpstreamSeries, channel: ChannelRecord, delivery: Delivery, trace: CallTrace): void {
+    if (delivery.firstByteMs !== null) series.firstByte.observe(delivery.firstByteMs / 1000);
+    const failure = delivery.streamFailure;
+    if (failure === undefined) return;
+    series.error(failure.code === 'upstream_timeout' ? 'stream_timeout' : 'stream_error');
+    this.deps.logger.warn({ ...trace, channelId: channel.id, failure: failure.code }, 'upstream stream failed after the first byte');
   }
+
 
   private async settle(
-    req: Request,
+    req: CallerRequest,
     auth: AuthContext,
     account: BillingAccount,
     call: RelayCall,
@@ -152,33 +181,31 @@ export class RelayService {
     startedAt: number,
   ): Promise<void> {
     const { promptTokens, completionTokens } = delivery.usage;
+    const quota = chargeFor(price, promptTokens, completionTokens);
     const now = Date.now();
     this.sequence += 1;
-    try {
-      await this.deps.balances.settle(account, reserved, {
-        id: `${this.deps.balances.instanceId}:${this.sequence}`,
-        userId: auth.user.id,
-        username: auth.user.username,
-        tokenId: auth.key.id,
-        tokenName: auth.key.name,
-        limitedToken: account.limitedToken,
-        model: call.model,
-        channelId: channel.id,
-        quota: chargeFor(price, promptTokens, completionTokens),
-        promptTokens,
-        completionTokens,
-        useTimeMs: now - startedAt,
-        firstByteMs: delivery.firstByteMs,
-        isStream: call.stream,
-        requestId: req.requestId,
-        createdAt: now,
-        group: auth.group,
-        modelRatio: price.modelRatio,
-        completionRatio: price.completionRatio,
-        groupRatio: price.groupRatio,
-      });
-    } catch (err) {
-      this.deps.logger.error({ requestId: req.requestId, err: describeError(err) }, 'could not settle a charge');
-    }
+    await this.deps.balances.settle(account, reserved, {
+      id: `${this.deps.balances.instanceId}:${this.sequence}`,
+      userId: auth.user.id,
+      username: auth.user.username,
+      tokenId: auth.key.id,
+      tokenName: auth.key.name,
+      limitedToken: account.limitedToken,
+      model: call.model,
+      channelId: channel.id,
+      quota,
+      promptTokens,
+      completionTokens,
+      useTimeMs: now - startedAt,
+      firstByteMs: delivery.firstByteMs,
+      isStream: call.stream,
+      requestId: req.requestId,
+      createdAt: now,
+      group: auth.group,
+      modelRatio: price.modelRatio,
+      completionRatio: price.completionRatio,
+      groupRatio: price.groupRatio,
+    });
+    this.deps.metrics.charged(call.model, quota, promptTokens, completionTokens);
   }
 }

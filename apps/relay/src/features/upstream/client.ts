@@ -98,8 +98,3 @@ export async function readBody(response: UpstreamResponse, signal: AbortSignal):
   return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
 }
 
-/** Drains and discards a body we do not use, so the socket can return to the pool. */
-export function discardBody(response: UpstreamResponse): void {
-  response.body.resume();
-  response.body.on('error', () => undefined);
-}

@@ -1,0 +1,166 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseQuery } from 'node:querystring';
+import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } from 'express';
+import proxyaddr from 'proxy-addr';
+
+/**
+ * A request served without Express's per-request setup: node's own object with the few fields the
+ * relayed-call handlers read, set the way Express would set them.
+ */
+export interface DirectRequest extends IncomingMessage {
+  url: string;
+  method: string;
+  requestId: string;
+  /** The client address, honouring the app's `trust proxy` setting (as Express's `req.ip`). */
+  ip: string | undefined;
+  originalUrl: string;
+  params: Record<string, string>;
+  /** The query string parsed as Express 5's default ("simple") parser does. */
+  query: Record<string, string | string[] | undefined>;
+  /** The matched route pattern(s), as Express's `req.route` (the metrics' route label). */
+  route: { path: string | string[] };
+  body?: unknown;
+}
+
+export interface DirectResponse extends ServerResponse {
+  locals: Record<string, unknown>;
+}
+
+export type DirectHandler = (req: DirectRequest, res: DirectResponse, next: (err?: unknown) => void) => unknown;
+
+export interface DirectRoute {
+  method: 'POST';
+  /** Express route path(s) this route stands for. */
+  path: string | string[];
+  /** The route's params when the request path (without query) matches, else undefined. */
+  match(path: string): Record<string, string> | undefined;
+  handlers: DirectHandler[];
+}
+
+type ExpressHandle = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
+
+/** Raised when a path segment is not valid percent-encoding (Express answers 400 too). */
+class ParamDecodeError extends Error {
+  readonly status = 400;
+  constructor(segment: string) {
+    super(`failed to decode param '${segment}'`);
+    this.name = 'ParamDecodeError';
+  }
+}
+
+export function decodeParam(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new ParamDecodeError(segment);
+  }
+}
+
+/**
+ * Relayed calls skip Express: its per-request setup (re-prototyping `req` and `res`, walking the
+ * router) costs more than the rest of the relay's hot path, and the new prototypes make every
+ * property access of node's http internals megamorphic. Each direct route runs the app's
+ * per-request middlewares and its own handlers on node's objects, in Express's order and with its
+ * async error semantics. A failure hands the exchange to Express (prototypes set as Express sets
+ * them) and its error handler, so error answers stay exactly what they were.
+ *
+ * Handlers of direct routes may use only what DirectRequest / DirectResponse declare.
+ */
+export function routeDirectFirst(
+  app: Express,
+  perRequest: RequestHandler[],
+  routes: DirectRoute[],
+  onError: ErrorRequestHandler,
+): void {
+  const trust = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
+  // The app-level middlewares are written for Express but read only what a direct request has.
+  const prefix = perRequest as unknown as DirectHandler[];
+  const chains = routes.map((route) => ({ route, chain: [...prefix, ...route.handlers] }));
+  const withHandle = app as unknown as { handle: ExpressHandle; request: object; response: object };
+  const expressHandle = withHandle.handle.bind(app);
+
+  const fail = (err: unknown, req: DirectRequest, res: DirectResponse) => {
+    const exchange = req as unknown as Request & { res: Response };
+    exchange.res = res as unknown as Response;
+    (res as unknown as Response).req = exchange;
+    Object.setPrototypeOf(req, withHandle.request);
+    Object.setPrototypeOf(res, withHandle.response);
+    onError(err, exchange, res as unknown as Response, () => undefined);
+  };
+
+  const run = (chain: DirectHandler[], req: DirectRequest, res: DirectResponse) => {
+    let index = 0;
+    const next = (err?: unknown): void => {
+      // As in Express, any truthy value passed to next() is an error.
+      if (err) {
+        fail(err, req, res);
+        return;
+      }
+      const handler = chain[index++];
+      if (handler === undefined) {
+        fail(new Error('a direct route ended without answering'), req, res);
+        return;
+      }
+      try {
+        const result = handler(req, res, next) as Promise<unknown> | undefined;
+        if (result && typeof result.then === 'function') result.then(undefined, next);
+      } catch (thrown) {
+        next(thrown);
+      }
+    };
+    next();
+  };
+
+  withHandle.handle = (incoming, response, done) => {
+    if (incoming.method === 'POST') {
+      const url = incoming.url ?? '/';
+      const queryAt = url.indexOf('?');
+      const path = queryAt === -1 ? url : url.slice(0, queryAt);
+      for (const { route, chain } of chains) {
+        let params: Record<string, string> | undefined;
+        let matchError: unknown;
+        try {
+          params = route.match(path);
+        } catch (err) {
+          matchError = err;
+        }
+        if (params === undefined && matchError === undefined) continue;
+        const req = decorate(incoming, url, queryAt, params ?? {}, route, trust);
+        const res = response as DirectResponse;
+        res.locals = Object.create(null) as Record<string, unknown>;
+        // A malformed param fails after the app-level middlewares, as in Express's router.
+        run(matchError === undefined ? chain : [...prefix, (_req, _res, next) => next(matchError)], req, res);
+        return;
+      }
+    }
+    expressHandle(incoming, response, done);
+  };
+}
+
+function decorate(
+  incoming: IncomingMessage,
+  url: string,
+  queryAt: number,
+  params: Record<string, string>,
+  route: DirectRoute,
+  trust: (address: string, hop: number) => boolean,
+): DirectRequest {
+  const req = incoming as DirectRequest;
+  req.requestId = '';
+  req.originalUrl = url;
+  req.params = params;
+  req.query = queryAt === -1 ? {} : parseQuery(url.slice(queryAt + 1));
+  req.route = { path: route.path };
+  req.ip = proxyaddr(incoming, trust);
+  return req;
+}
+
+/** Express's default path matching for a literal path: case-insensitive, one optional trailing slash. */
+export function literalPath(path: string): (candidate: string) => Record<string, string> | undefined {
+  const lower = path.toLowerCase();
+  const withSlash = `${lower}/`;
+  return (candidate) => {
+    const normalized = candidate.length === lower.length || candidate.length === withSlash.length ? candidate.toLowerCase() : '';
+    return normalized === lower || normalized === withSlash ? {} : undefined;
+  };
+}

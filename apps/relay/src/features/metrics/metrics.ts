@@ -1,0 +1,149 @@
+import { createServiceMetrics, type ServiceMetrics, type ServiceMetricsOptions } from '@modelgate/http';
+import { Counter, Histogram } from 'prom-client';
+import type { UpstreamFailureKind } from '../upstream/client';
+
+/** Seconds, from a fast local channel (a few ms) to a long generation (minutes). */
+const UPSTREAM_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300];
+
+/**
+ * Why an upstream attempt failed: how the connection failed, `http_<status>` for a non-2xx answer,
+ * or `stream_error` / `stream_timeout` for a stream that broke after the client got its first byte.
+ */
+export type UpstreamErrorReason = Exclude<UpstreamFailureKind, 'aborted'> | `http_${number}` | 'stream_error' | 'stream_timeout';
+
+/** The series of one (channel, model) pair, bound once: observing costs no label lookup. */
+export class UpstreamSeries {
+  private readonly errorChildren = new Map<UpstreamErrorReason, Counter.Internal>();
+
+  constructor(
+    private readonly metrics: RelayMetricFamilies,
+    private readonly channel: string,
+    private readonly model: string,
+    readonly latency: Histogram.Internal<'channel' | 'model'>,
+    readonly firstByte: Histogram.Internal<'channel' | 'model'>,
+    readonly retries: Counter.Internal,
+  ) {}
+
+  error(reason: UpstreamErrorReason): void {
+    let child = this.errorChildren.get(reason);
+    if (child === undefined) {
+      child = this.metrics.upstreamErrors.labels(this.channel, this.model, reason);
+      this.errorChildren.set(reason, child);
+    }
+    child.inc();
+  }
+}
+
+interface ModelSeries {
+  quota: Counter.Internal;
+  promptTokens: Counter.Internal;
+  completionTokens: Counter.Internal;
+}
+
+interface RelayMetricFamilies {
+  upstreamLatency: Histogram<'channel' | 'model'>;
+  firstByte: Histogram<'channel' | 'model'>;
+  upstreamErrors: Counter<'channel' | 'model' | 'reason'>;
+  upstreamRetries: Counter<'channel' | 'model'>;
+  quotaCharged: Counter<'model'>;
+  tokens: Counter<'model' | 'type'>;
+}
+
+/**
+ * The relay's Prometheus series: HTTP requests, and per channel and model the upstream latency,
+ * first-byte time, errors and retries; per model the quota charged and the tokens billed.
+ * Labels are the channel id and the model the client asked for (only models some channel serves
+ * get this far), so the series stay as few as the configured channels and models.
+ */
+export class RelayMetrics {
+  readonly service: ServiceMetrics;
+  private readonly families: RelayMetricFamilies;
+  private readonly byChannel = new Map<number, Map<string, UpstreamSeries>>();
+  private readonly byModel = new Map<string, ModelSeries>();
+
+  constructor(options: ServiceMetricsOptions = {}) {
+    this.service = createServiceMetrics('relay', options);
+    const registers = [this.service.registry];
+    this.families = {
+      upstreamLatency: new Histogram({
+        name: 'relay_upstream_latency_seconds',
+        help: 'Time from sending a request to a model provider until its response headers arrived, per attempt',
+        labelNames: ['channel', 'model'] as const,
+        buckets: UPSTREAM_BUCKETS,
+        registers,
+      }),
+      firstByte: new Histogram({
+        name: 'relay_first_byte_seconds',
+        help: "Time from receiving a client's request until its first response byte was sent (successful calls)",
+        labelNames: ['channel', 'model'] as const,
+        buckets: UPSTREAM_BUCKETS,
+        registers,
+      }),
+      upstreamErrors: new Counter({
+        name: 'relay_upstream_errors_total',
+        help: 'Failed upstream attempts, by reason (connect, reset, timeout, other, http_<status>, stream_error, stream_timeout)',
+        labelNames: ['channel', 'model', 'reason'] as const,
+        registers,
+      }),
+      upstreamRetries: new Counter({
+        name: 'relay_upstream_retries_total',
+        help: 'Failed upstream attempts that were retried on another channel (labelled with the channel that failed)',
+        labelNames: ['channel', 'model'] as const,
+        registers,
+      }),
+      quotaCharged: new Counter({
+        name: 'relay_quota_charged_total',
+        help: 'Quota units charged to users for relayed calls',
+        labelNames: ['model'] as const,
+        registers,
+      }),
+      tokens: new Counter({
+        name: 'relay_tokens_total',
+        help: 'Tokens billed for relayed calls, by type (prompt, completion)',
+        labelNames: ['model', 'type'] as const,
+        registers,
+      }),
+    };
+  }
+
+  /** The upstream series of one channel serving one model. */
+  upstream(channelId: number, model: string): UpstreamSeries {
+    let byModel = this.byChannel.get(channelId);
+    if (byModel === undefined) {
+      byModel = new Map();
+      this.byChannel.set(channelId, byModel);
+    }
+    let series = byModel.get(model);
+    if (series === undefined) {
+      const channel = String(channelId);
+      const { upstreamLatency, firstByte, upstreamRetries } = this.families;
+      series = new UpstreamSeries(
+        this.families,
+        channel,
+        model,
+        upstreamLatency.labels(channel, model),
+        firstByte.labels(channel, model),
+        upstreamRetries.labels(channel, model),
+      );
+      byModel.set(model, series);
+    }
+    return series;
+  }
+
+  /** One settled charge. */
+  charged(model: string, quota: number, promptTokens: number, completionTokens: number): void {
+    let series = this.byModel.get(model);
+    if (series === undefined) {
+      const { quotaCharged, tokens } = this.families;
+      series = {
+        quota: quotaCharged.labels(model),
+        promptTokens: tokens.labels(model, 'prompt'),
+        completionTokens: tokens.labels(model, 'completion'),
+      };
+      this.byModel.set(model, series);
+    }
+    if (quota > 0) series.quota.inc(quota);
+    if (promptTokens > 0) series.promptTokens.inc(promptTokens);
+    if (completionTokens > 0) series.completionTokens.inc(completionTokens);
+  }
+}

@@ -1,0 +1,20 @@
+// The benchmark's model provider, in a process of its own so its work is not counted against the
+// load generator. Prints `{"url": ...}` on its first stdout line, then serves until SIGTERM / SIGINT.
+import { startFakeUpstream } from '@modelgate/testing/fake-upstream';
+
+async function main(): Promise<void> {
+  const chunks = Number(process.env.FAKE_CHUNKS ?? 20);
+  const chunkDelayMs = Number(process.env.FAKE_CHUNK_DELAY_MS ?? 20);
+  const upstream = await startFakeUpstream({ record: false, chunks, chunkDelayMs });
+  process.stdout.write(`${JSON.stringify({ url: upstream.url })}\n`);
+  const stop = () => {
+    void upstream.close().then(() => process.exit(0));
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`fake upstream failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,151 @@
+// `pnpm bench`: the gateway's hot path under load, with authentication and billing on. Starts the
+// fake upstream and the whole stack on a private database (or uses a running stack given by URLs),
+// measures the upstream directly, the relay directly and the edge (edge -> relay -> upstream), prints
+// one markdown table, then checks the ledger. A tool, not a test: nothing here fails `pnpm test`.
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createPrismaClient, type PrismaClient, sha256Hex } from '@modelgate/db';
+import { parseCommand, type Settings, type StackChoice, USAGE } from './cli';
+import { goalChecks } from './goals';
+import { type Check, checkLedger, waitForLedger } from './ledger-check';
+import { CallCounter, measureTarget } from './measure';
+import { readRss } from './process-stats';
+import { summarizeProfiles } from './profile-summary';
+import { renderTable, type RunResult, type TargetName, type TargetResult } from './report';
+import { seedAccount } from './seed';
+import { REPO_ROOT, type Stack, startStack } from './stack';
+
+const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
+const out = (text: string) => process.stdout.write(`${text}\n`);
+
+function loadAverage(): string {
+  return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+}
+
+/** What the measurements run against: URLs, a key, and (when known) the database for the ledger checks. */
+interface Subject {
+  origins: Record<TargetName, string>;
+  key: string;
+  prisma: PrismaClient | undefined;
+  userId: number | undefined;
+  /** The private stack, when this run started one. */
+  stack: Stack | undefined;
+  profileDir: string | undefined;
+}
+
+async function privateSubject(choice: Extract<StackChoice, { kind: 'private' }>, settings: Settings): Promise<Subject> {
+  const runDir = mkdtempSync(join(tmpdir(), 'modelgate-bench-'));
+  const profileDir = choice.cpuProfile ? join(runDir, 'profiles') : undefined;
+  if (profileDir) mkdirSync(profileDir);
+  log(`starting the stack (service logs in ${runDir})`);
+  let prisma: PrismaClient | undefined;
+  let seeded: { userId: number; key: string } | undefined;
+  const stack = await startStack({
+    build: choice.build,
+    appsRoot: choice.appsRoot ?? REPO_ROOT,
+    logDir: runDir,
+    chunks: settings.chunks,
+    chunkDelayMs: settings.chunkDelayMs,
+    cpuProfileDir: profileDir,
+    serviceEnv: choice.serviceEnv,
+    nodeArgs: choice.nodeArgs,
+    log,
+    seed: async ({ databaseUrl, upstreamUrl, cryptoSecret }) => {
+      prisma = createPrismaClient({ databaseUrl, maxConnections: 2 });
+      seeded = await seedAccount(prisma, { upstreamUrl, cryptoSecret, model: settings.model });
+    },
+  });
+  return {
+    origins: { upstream: stack.upstreamUrl, relay: stack.relayUrl, edge: stack.edgeUrl },
+    key: seeded!.key,
+    prisma,
+    userId: seeded!.userId,
+    stack,
+    profileDir,
+  };
+}
+
+async function runningSubject(choice: Extract<StackChoice, { kind: 'running' }>): Promise<Subject> {
+  const subject: Subject = {
+    origins: { upstream: choice.upstreamUrl, relay: choice.relayUrl, edge: choice.edgeUrl },
+    key: choice.key,
+    prisma: undefined,
+    userId: undefined,
+    stack: undefined,
+    profileDir: undefined,
+  };
+  if (choice.databaseUrl) {
+    subject.prisma = createPrismaClient({ databaseUrl: choice.databaseUrl, maxConnections: 2 });
+    const token = await subject.prisma.token.findUnique({ where: { keyHash: sha256Hex(choice.key) }, select: { userId: true } });
+    if (!token) throw new Error('--key is not a key of that database');
+    subject.userId = token.userId;
+  }
+  return subject;
+}
+
+async function release(subject: Subject | undefined): Promise<void> {
+  await subject?.prisma?.$disconnect();
+  await subject?.stack?.stop();
+}
+
+async function main(): Promise<void> {
+  const command = parseCommand(process.argv.slice(2));
+  if (command.help) {
+    out(USAGE);
+    return;
+  }
+  const { settings } = command;
+  const loadBefore = loadAverage();
+  let subject: Subject | undefined;
+  try {
+    subject = command.stack.kind === 'private' ? await privateSubject(command.stack, settings) : await runningSubject(command.stack);
+    const processes = subject.stack?.processes ?? [];
+    const counter = new CallCounter();
+    const runs: RunResult[] = [];
+    for (let run = 1; run <= settings.runs; run++) {
+      const targets: TargetResult[] = [];
+      for (const name of settings.targets) {
+        log(`run ${run}, load average ${loadAverage()}`);
+        const target = { name, origin: subject.origins[name], billed: name !== 'upstream' };
+        targets.push(await measureTarget(target, subject.key, settings, counter, processes, log));
+      }
+      // Settle, then read: what stays resident, not what requests in flight hold.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      runs.push({ run, targets, rss: readRss(processes) });
+    }
+
+    out(`\n## pnpm bench: ${new Date().toISOString()}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}`);
+    out(
+      `load average before: ${loadBefore}, after: ${loadAverage()}; ${settings.durationMs / 1000} s per case after ` +
+        `${settings.warmupMs / 1000} s warm-up; latency from request start to last byte; "+" columns: added versus ` +
+        'the fake upstream direct; CPU us: per request, by process (* = shared server)\n',
+    );
+    out(renderTable(runs, settings));
+
+    const ledger: Check[] = [];
+    if (subject.prisma && subject.userId !== undefined) {
+      const expected = subject.stack ? counter.successful : undefined;
+      log('waiting for the ledger flush');
+      await waitForLedger(subject.prisma, subject.userId, expected);
+      ledger.push(...(await checkLedger(subject.prisma, subject.userId, expected)));
+      out('\nLedger:');
+      for (const check of ledger) out(`${check.ok ? 'OK  ' : 'FAIL'} ${check.line}`);
+    }
+    out('\nTargets (issue 6, last run):');
+    for (const check of goalChecks(runs, settings)) out(`${check.ok ? 'MET   ' : 'MISSED'} ${check.line}`);
+    if (ledger.some((check) => !check.ok)) process.exitCode = 1;
+  } finally {
+    await release(subject);
+  }
+  if (subject?.profileDir) {
+    out('\nCPU profiles (self time):');
+    out(summarizeProfiles(subject.profileDir, 25, new Map(subject.stack?.processes.map((p) => [p.pid, p.name]))));
+    out(`\nprofiles: ${subject.profileDir}`);
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,103 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Resident set size of a process in MB (VmRSS of /proc/<pid>/status), or undefined when it is gone. */
+export function rssMb(pid: number): number | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status);
+    return match ? Number(match[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The process and its descendants (worker processes, if any), parents first. */
+export function processTree(pid: number): number[] {
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) {
+    try {
+      const children = readFileSync(`/proc/${tree[i]}/task/${tree[i]}/children`, 'utf8').trim();
+      if (children) tree.push(...children.split(/\s+/).map(Number));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return tree;
+}
+
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** CPU time (user + system) a process has used so far, in ms (/proc/<pid>/stat, 10 ms resolution). */
+export function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the parenthesised command name, which may itself contain spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU time so far of every process whose command name is `name` (e.g. all postgres backends), in ms. */
+export function cpuMsOfCommand(name: string): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name) total += cpuMs(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return total;
+}
+
+export interface WatchedProcess {
+  name: string;
+  pid: number;
+}
+
+/** CPU time so far of each process (with its workers), this load generator and the shared servers. */
+function cpuSnapshot(processes: WatchedProcess[]): Map<string, number> {
+  const snapshot = new Map<string, number>();
+  for (const watched of processes) snapshot.set(watched.name, processTree(watched.pid).reduce((sum, pid) => sum + cpuMs(pid), 0));
+  const own = process.cpuUsage();
+  snapshot.set('load generator', (own.user + own.system) / 1000);
+  // Shared servers: their CPU includes whatever else uses them meanwhile (marked with *).
+  snapshot.set('redis-server*', cpuMsOfCommand('redis-server'));
+  snapshot.set('postgres*', cpuMsOfCommand('postgres'));
+  return snapshot;
+}
+
+/**
+ * Runs a case and notes, per process, the microseconds of CPU it spent per successful request
+ * ("relay 250, edge 100, ..."): where the cores went, which latency alone does not tell.
+ */
+export async function withCpuCost<T extends { ok: number; cpuPerRequest?: string }>(
+  processes: WatchedProcess[],
+  run: () => Promise<T>,
+): Promise<T> {
+  const before = cpuSnapshot(processes);
+  const result = await run();
+  const after = cpuSnapshot(processes);
+  if (result.ok > 0) {
+    result.cpuPerRequest = [...after]
+      .map(([name, ms]) => ({ name, us: ((ms - (before.get(name) ?? 0)) * 1000) / result.ok }))
+      .filter((entry) => entry.us >= 1)
+      .map((entry) => `${entry.name} ${entry.us.toFixed(0)}`)
+      .join(', ');
+  }
+  return result;
+}
+
+/** RSS of each process and of its workers, if any. */
+export function readRss(processes: WatchedProcess[]): { name: string; mb: number | undefined }[] {
+  const readings: { name: string; mb: number | undefined }[] = [];
+  for (const watched of processes) {
+    processTree(watched.pid).forEach((pid, index) => {
+      readings.push({ name: index === 0 ? watched.name : `${watched.name} worker ${index}`, mb: rssMb(pid) });
+    });
+  }
+  return readings;
+}

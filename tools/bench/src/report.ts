@@ -1,0 +1,110 @@
+import type { LoadResult } from './load';
+import { formatDelta, formatNumber } from './stats';
+import type { StreamResult } from './streams';
+
+export const TARGETS = ['upstream', 'relay', 'edge'] as const;
+export type TargetName = (typeof TARGETS)[number];
+
+export const TARGET_LABELS: Record<TargetName, string> = {
+  upstream: 'fake upstream (direct)',
+  relay: 'relay (direct)',
+  edge: 'edge -> relay -> upstream',
+};
+
+export interface TargetResult {
+  target: TargetName;
+  single?: LoadResult;
+  concurrent?: LoadResult;
+  /** Concurrent streams in a steady state (arrivals spread over one stream's length). */
+  streams?: StreamResult;
+  /** The same number of streams requested at one instant. */
+  streamBurst?: StreamResult;
+}
+
+export interface RssReading {
+  name: string;
+  mb: number | undefined;
+}
+
+export interface RunResult {
+  run: number;
+  targets: TargetResult[];
+  rss: RssReading[];
+}
+
+export interface TableOptions {
+  connections: number;
+  streams: number;
+  chunks: number;
+  chunkDelayMs: number;
+}
+
+function errorsCell(errors: number, kinds: string[]): string {
+  return errors === 0 ? '0' : `${errors} (${kinds.join(', ')})`;
+}
+
+function loadRow(run: number, label: string, target: TargetName, result: LoadResult, direct: LoadResult | undefined): string[] {
+  const isDirect = target === 'upstream' || direct === undefined;
+  return [
+    String(run),
+    label,
+    TARGET_LABELS[target],
+    formatNumber(result.requestsPerSecond, 0),
+    formatNumber(result.latency.p50),
+    formatNumber(result.latency.p99),
+    isDirect ? '' : formatDelta(result.latency.p50 - direct.latency.p50),
+    isDirect ? '' : formatDelta(result.latency.p99 - direct.latency.p99),
+    errorsCell(result.errors, result.errorKinds),
+    result.cpuPerRequest ? `CPU us/request: ${result.cpuPerRequest}` : '',
+  ];
+}
+
+function streamRow(run: number, label: string, target: TargetName, result: StreamResult, direct: StreamResult | undefined): string[] {
+  const isDirect = target === 'upstream' || direct === undefined;
+  const gap = `chunk gap p50 ${formatNumber(result.gap.p50)} / p99 ${formatNumber(result.gap.p99)} ms`;
+  const addedGap = isDirect ? '' : ` (${formatDelta(result.gap.p50 - direct.gap.p50)} / ${formatDelta(result.gap.p99 - direct.gap.p99)})`;
+  return [
+    String(run),
+    label,
+    TARGET_LABELS[target],
+    '',
+    formatNumber(result.firstByte.p50),
+    formatNumber(result.firstByte.p99),
+    isDirect ? '' : formatDelta(result.firstByte.p50 - direct.firstByte.p50),
+    isDirect ? '' : formatDelta(result.firstByte.p99 - direct.firstByte.p99),
+    errorsCell(result.errors, result.errorKinds),
+    `${gap}${addedGap}; merged chunks ${result.merged}/${result.chunks}; ${result.ok}/${result.streams} complete` +
+      (result.cpuPerRequest ? `; CPU us/stream: ${result.cpuPerRequest}` : ''),
+  ];
+}
+
+/** One markdown table: every case of every run, latencies in ms, "+" columns versus the fake upstream direct. */
+export function renderTable(runs: RunResult[], options: TableOptions): string {
+  const header = ['run', 'case', 'target', 'req/s', 'p50 ms', 'p99 ms', '+p50 ms', '+p99 ms', 'errors', 'notes'];
+  const rows: string[][] = [];
+  for (const run of runs) {
+    const direct = run.targets.find((t) => t.target === 'upstream');
+    for (const t of run.targets) {
+      if (t.single) rows.push(loadRow(run.run, '1 connection', t.target, t.single, direct?.single));
+    }
+    for (const t of run.targets) {
+      if (t.concurrent) rows.push(loadRow(run.run, `${options.connections} connections`, t.target, t.concurrent, direct?.concurrent));
+    }
+    for (const t of run.targets) {
+      if (t.streams) {
+        const label = `${options.streams} concurrent streams x ${options.chunks} chunks (${options.chunkDelayMs} ms apart): first byte`;
+        rows.push(streamRow(run.run, label, t.target, t.streams, direct?.streams));
+      }
+    }
+    for (const t of run.targets) {
+      if (t.streamBurst) {
+        const label = `${options.streams} streams requested at once: first byte`;
+        rows.push(streamRow(run.run, label, t.target, t.streamBurst, direct?.streamBurst));
+      }
+    }
+    const rss = run.rss.map((r) => `${r.name} ${formatNumber(r.mb, 1)} MB`).join(', ');
+    rows.push([String(run.run), 'RSS after the run', '', '', '', '', '', '', '', rss]);
+  }
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
