@@ -98,6 +98,13 @@ async function main(): Promise<void> {
   const { settings } = command;
   const loadBefore = loadAverage();
   let subject: Subject | undefined;
+  // Ctrl-C mid-run still stops the services and drops the private database and Redis keys.
+  const interrupted = () => {
+    log('interrupted: cleaning up');
+    void release(subject).finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
   try {
     subject = command.stack.kind === 'private' ? await privateSubject(command.stack, settings) : await runningSubject(command.stack);
     const processes = subject.stack?.processes ?? [];

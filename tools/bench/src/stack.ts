@@ -80,9 +80,13 @@ export function bundlesOutdated(): boolean {
   });
 }
 
+/** Resolves when the process is gone: it exited, or it could not be started at all. */
 function exited(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => {
+    child.once('exit', (code) => resolve(code));
+    child.once('error', () => resolve(null));
+  });
 }
 
 async function stopChild(child: ChildProcess, graceMs: number): Promise<number | null> {
@@ -152,6 +156,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const cryptoSecret = randomBytes(24).toString('hex');
   const dropDatabase = () => runOnServer(serverUrl, `DROP DATABASE IF EXISTS ${quoteIdentifier(databaseName)} WITH (FORCE)`);
 
+  for (const name of SERVICES) {
+    const bundle = join(options.appsRoot, 'apps', name, 'dist', 'index.js');
+    if (!existsSync(bundle)) throw new Error(`${bundle} is missing (build it with \`pnpm build\` in that checkout)`);
+  }
   await ensureDatabase(databaseUrl);
   const started: RunningProcess[] = [];
   const stopAll = async () => {
@@ -198,7 +206,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         stdio: ['ignore', logFd, logFd],
       });
       closeSync(logFd);
-      started.push({ name, pid: child.pid!, stop: () => stopChild(child, 20_000) });
+      if (child.pid === undefined) throw new Error(`${name} could not be started`);
+      started.push({ name, pid: child.pid, stop: () => stopChild(child, 20_000) });
       await untilReady(child, `http://127.0.0.1:${ports[name]}/readyz`, () => `${name} is not ready (log: ${logPath}):\n${tail(logPath)}`);
     }
     return {
