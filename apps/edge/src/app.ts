@@ -54,8 +54,8 @@ function routeProxiedPathsFirst(app: Express, proxy: EdgeProxy): void {
 export function buildApp(config: EdgeConfig, deps: EdgeDeps): EdgeApp {
   const { logger } = deps;
   const upstreams = {
-    relay: createUpstream('relay', config.RELAY_URL, config.EDGE_UPSTREAM_CONNECT_TIMEOUT_MS),
-    account: createUpstream('account', config.ACCOUNT_URL, config.EDGE_UPSTREAM_CONNECT_TIMEOUT_MS),
+    relay: createUpstream('relay', config.RELAY_URL),
+    account: createUpstream('account', config.ACCOUNT_URL),
   };
   const metrics = createEdgeMetrics({ defaultMetrics: deps.defaultMetrics ?? false });
   const readinessTimeoutMs = deps.readinessTimeoutMs ?? 2000;
@@ -65,6 +65,7 @@ export function buildApp(config: EdgeConfig, deps: EdgeDeps): EdgeApp {
   const proxy = createEdgeProxy({
     upstreams,
     maxBodyMb: config.MAX_REQUEST_BODY_MB,
+    connectTimeoutMs: config.EDGE_UPSTREAM_CONNECT_TIMEOUT_MS,
     idleTimeoutMs: config.EDGE_UPSTREAM_IDLE_TIMEOUT_MS,
     clientIp: (req) => clientIpOf(req, trustedHops),
     trustForwardedHeaders: trustedHops > 0,
@@ -95,8 +96,8 @@ export function buildApp(config: EdgeConfig, deps: EdgeDeps): EdgeApp {
     metrics,
     metricsApp: createMetricsApp(metrics),
     close() {
-      void upstreams.relay.pool.destroy();
-      void upstreams.account.pool.destroy();
+      upstreams.relay.agent.destroy();
+      upstreams.account.agent.destroy();
     },
   };
 }

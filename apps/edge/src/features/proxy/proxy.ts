@@ -1,10 +1,9 @@
-import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { PassThrough, type Readable } from 'node:stream';
-import { dialectForPath, renderError, type AppError } from '@modelgate/errors';
+import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
+import { dialectForPath, renderError, toAppError, type AppError } from '@modelgate/errors';
 import { accessLog, describeError, REQUEST_ID_HEADER, resolveRequestId } from '@modelgate/http';
 import { redactUrl, type Logger } from '@modelgate/logger';
 import type { Request, Response } from 'express';
-import type { Dispatcher } from 'undici';
+import { createProxyMiddleware, type Plugin, type RequestHandler } from 'http-proxy-middleware';
 import type { EdgeMetrics } from '../metrics/metrics';
 import {
   classifyProxyFailure,
@@ -15,12 +14,12 @@ import {
 import { upstreamNameFor, type Upstream, type UpstreamName } from './upstreams';
 
 /** A proxied request: plain Node objects, never Express ones (see `EdgeProxy`). */
-type ProxiedRequest = IncomingMessage & { url: string; method: string; requestId: string };
+type ProxiedRequest = IncomingMessage & { url: string; requestId: string };
 
 export interface EdgeProxyOptions {
   upstreams: Record<UpstreamName, Upstream>;
   maxBodyMb: number;
-  /** Silence allowed while waiting for the service's answer and between its body chunks. */
+  connectTimeoutMs: number;
   idleTimeoutMs: number;
   /** Address to send as X-Forwarded-For: the TCP peer, or what trusted proxies in front say. */
   clientIp(req: IncomingMessage): string | undefined;
@@ -35,24 +34,12 @@ export interface EdgeProxyOptions {
  * both ways, errors answered in the caller's dialect.
  *
  * It works on plain `http` objects so the hot path skips Express: Express re-prototypes every
- * req/res, which measured here halves proxy throughput. The services are reached through undici's
- * keep-alive pools with a dispatch handler that writes straight to the client's response: a
- * general-purpose proxy library (http-proxy-middleware, node's http client) cost the edge about
- * twice the CPU per request.
+ * req/res, which measured here halves proxy throughput.
  */
 export interface EdgeProxy {
   /** Proxies the request and returns true, or returns false for a path the edge answers itself. */
   handleIfProxied(req: IncomingMessage, res: ServerResponse): boolean;
 }
-
-/**
- * Bodies up to this size (with a Content-Length) are read whole and sent with the request in one
- * write; larger and chunked ones are streamed.
- */
-const BUFFERED_BODY_MAX_BYTES = 64 * 1024;
-
-/** Hop-by-hop headers (RFC 9110 7.6.1): they describe one connection, never the next one. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
 function pathOf(url: string): string {
   const query = url.indexOf('?');
@@ -72,208 +59,124 @@ function answerWithError(res: ServerResponse, req: ProxiedRequest, error: AppErr
   res.end(payload);
 }
 
-/** Headers named in `Connection` are hop-by-hop too. */
-function connectionTokens(headers: IncomingHttpHeaders): Set<string> | undefined {
-  const connection = headers.connection;
-  if (!connection) return undefined;
-  return new Set(connection.split(',').map((token) => token.trim().toLowerCase()));
-}
-
 /**
- * The headers the service gets: the client's, minus hop-by-hop ones and `Expect` (the edge's server
- * already answered `100 Continue`), plus the request id and the X-Forwarded-* set: the client
- * address in X-Forwarded-For (one value the relay can use for IP allow-lists; a client-sent one is
- * never passed on as is) and, unless a trusted proxy in front set them, the proto, host and port of
- * the connection to the edge.
+ * Headers the services rely on: the request id, and the client address in X-Forwarded-For (one
+ * value the relay can use for IP allow-lists; a client-sent one is never passed on as is).
  */
-function forwardedHeaders(req: ProxiedRequest, options: EdgeProxyOptions): Record<string, string | string[]> {
-  const incoming = req.headers;
-  const named = connectionTokens(incoming);
-  const headers: Record<string, string | string[]> = {};
-  for (const key in incoming) {
-    const value = incoming[key];
-    if (value === undefined || HOP_BY_HOP.has(key) || key === 'expect' || named?.has(key)) continue;
-    headers[key] = value;
-  }
+function setForwardingHeaders(req: ProxiedRequest, options: EdgeProxyOptions): void {
+  const headers = req.headers;
   headers[REQUEST_ID_HEADER] = req.requestId;
   const clientIp = options.clientIp(req);
   if (clientIp) headers['x-forwarded-for'] = clientIp;
   else delete headers['x-forwarded-for'];
-  const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
   if (!options.trustForwardedHeaders) {
+    // The proxy then fills these from the actual connection instead of what the client claims.
     delete headers['x-forwarded-host'];
     delete headers['x-forwarded-proto'];
     delete headers['x-forwarded-port'];
   }
-  if (!headers['x-forwarded-for'] && req.socket.remoteAddress) headers['x-forwarded-for'] = req.socket.remoteAddress;
-  headers['x-forwarded-port'] ||= /:(\d+)$/.exec(incoming.host ?? '')?.[1] ?? (encrypted ? '443' : '80');
-  headers['x-forwarded-proto'] ||= encrypted ? 'https' : 'http';
-  headers['x-forwarded-host'] ||= incoming.host ?? '';
-  return headers;
+  // The edge's server already answered `100 Continue`; forwarding Expect would make the upstream
+  // request wait for a second one (and hides it from the proxyReq hook).
+  delete headers.expect;
 }
 
-/** undici's deadline errors, as the edge's own timeout kinds. */
-function asProxyFailure(err: Error): Error {
-  const code = (err as { code?: unknown }).code;
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') return new UpstreamTimeoutError('connect');
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return new UpstreamTimeoutError('idle');
-  return err;
+/** Aborts the upstream request once a chunked body (no Content-Length) grows past the limit. */
+function limitStreamedBody(req: IncomingMessage, proxyReq: ClientRequest, maxBytes: number): void {
+  let received = 0;
+  const count = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > maxBytes) {
+      req.removeListener('data', count);
+      req.unpipe();
+      proxyReq.destroy(new RequestBodyTooLargeError());
+    }
+  };
+  // Registered in the same tick the proxy pipes the body, so no chunk passes uncounted.
+  req.on('data', count);
 }
 
-/** The client left before the answer was complete: the service's request is dropped. */
-class ClientGoneError extends Error {
-  constructor() {
-    super('client closed the connection');
-    this.name = 'ClientGoneError';
+/** Connect and idle deadlines for one upstream request. */
+function applyTimeouts(proxyReq: ClientRequest, connectTimeoutMs: number, idleTimeoutMs: number): void {
+  const socket = proxyReq.socket;
+  if (socket?.connecting) {
+    const timer = setTimeout(() => proxyReq.destroy(new UpstreamTimeoutError('connect')), connectTimeoutMs);
+    const clear = () => clearTimeout(timer);
+    socket.once('connect', clear);
+    proxyReq.once('close', clear);
   }
+  // Socket inactivity once connected: covers a service that accepts but never answers, and a
+  // stream that stalls; a slow but live stream keeps resetting it.
+  proxyReq.setTimeout(idleTimeoutMs, () => proxyReq.destroy(new UpstreamTimeoutError('idle')));
 }
 
-/** One proxied exchange: undici's callbacks write the service's answer to the client as it comes. */
-class Exchange implements Dispatcher.DispatchHandler {
-  private controller: Dispatcher.DispatchController | undefined;
-  private pendingAbort: Error | undefined;
-  private answered = false;
-
-  constructor(
-    private readonly upstream: Upstream,
-    private readonly req: ProxiedRequest,
-    private readonly res: ServerResponse,
-    private readonly options: EdgeProxyOptions,
-  ) {
-    res.on('drain', () => this.controller?.resume());
-    res.on('close', () => {
-      if (!res.writableFinished) this.abort(new ClientGoneError());
-    });
-  }
-
-  abort(reason: Error): void {
-    if (this.controller) this.controller.abort(reason);
-    else this.pendingAbort = reason;
-  }
-
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.controller = controller;
-    if (this.pendingAbort) controller.abort(this.pendingAbort);
-  }
-
-  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders, statusMessage?: string): void {
-    // Informational answers (the edge removed `Expect`, so there are none to relay).
-    if (statusCode < 200) return;
-    this.answered = true;
-    this.options.metrics.countResponse(this.upstream.name, statusCode);
-    const named = connectionTokens(headers);
-    const outgoing: OutgoingHttpHeaders = {};
-    for (const key in headers) {
-      // undici has decoded a chunked body: the edge chooses its own framing and keep-alive.
-      if (HOP_BY_HOP.has(key) || named?.has(key)) continue;
-      outgoing[key] = headers[key];
-    }
-    outgoing[REQUEST_ID_HEADER] = this.req.requestId;
-    if (this.res.destroyed) return;
-    if (statusMessage) this.res.writeHead(statusCode, statusMessage, outgoing);
-    else this.res.writeHead(statusCode, outgoing);
-  }
-
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    // A client that reads slowly slows the service's answer down instead of filling memory.
-    if (!this.res.write(chunk)) controller.pause();
-  }
-
-  onResponseEnd(): void {
-    this.res.end();
-    // The service answered before reading the whole body (a rejection): discard the rest, so the
-    // client can finish sending and read the answer on a connection that stays usable.
-    if (!this.req.complete) {
-      this.req.unpipe();
-      this.req.resume();
-    }
-  }
-
-  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
-    const { res, req, options, upstream } = this;
-    if (err instanceof ClientGoneError) return;
-    if (this.answered || res.headersSent || res.destroyed) {
-      // Mid-response, or the client left: nothing can be said any more; cutting the connection
-      // shows the client a truncated stream rather than a clean end.
-      res.destroy();
-      return;
-    }
-    const failure = classifyProxyFailure(asProxyFailure(err), options.maxBodyMb);
-    options.metrics.countFailure(upstream.name, failure.reason);
-    if (failure.reason !== 'too_large') {
-      // Flat fields: the logger's `err` serializer and `*.code` redaction would mangle a nested error.
-      const { type, code, message } = describeError(err);
-      options.logger.error(
-        {
-          requestId: req.requestId,
-          upstream: upstream.name,
-          path: redactUrl(pathOf(req.url)),
-          errorType: type,
-          errorCode: code,
-          errorMessage: message,
-        },
-        'upstream request failed',
-      );
-    }
-    answerWithError(res, req, failure.error, failure.reason === 'too_large');
-  }
-}
-
-/** A streamed body, counted: past `maxBytes` the service's request is aborted (413 to the client). */
-function streamedBody(req: ProxiedRequest, exchange: Exchange, maxBytes: number | undefined): Readable {
-  // undici destroys the stream it is given when it stops: an intermediate stream keeps that from
-  // cutting the client's connection before it gets its answer.
-  const body = new PassThrough();
-  if (maxBytes !== undefined) {
-    let received = 0;
-    const count = (chunk: Buffer) => {
-      received += chunk.length;
-      if (received > maxBytes) {
-        req.removeListener('data', count);
-        req.unpipe(body);
-        exchange.abort(new RequestBodyTooLargeError());
+/** Hooks into the proxy's events for one upstream: deadlines, body limit, headers, errors, metrics. */
+function edgePlugin(upstream: Upstream, options: EdgeProxyOptions): Plugin<ProxiedRequest, ServerResponse> {
+  const maxBytes = options.maxBodyMb * 1024 * 1024;
+  return (proxyServer) => {
+    proxyServer.on('proxyReq', (proxyReq, req) => {
+      applyTimeouts(proxyReq, options.connectTimeoutMs, options.idleTimeoutMs);
+      if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] !== undefined) {
+        limitStreamedBody(req, proxyReq, maxBytes);
       }
-    };
-    req.on('data', count);
-  }
-  req.pipe(body);
-  return body;
+    });
+
+    proxyServer.on('proxyRes', (proxyRes, req) => {
+      const headers = proxyRes.headers;
+      // Hop-by-hop: the edge keeps its own keep-alive with the client, whatever the service does.
+      delete headers.connection;
+      delete headers['keep-alive'];
+      headers[REQUEST_ID_HEADER] = req.requestId;
+      options.metrics.countResponse(upstream.name, proxyRes.statusCode ?? 502);
+    });
+
+    proxyServer.on('error', (err, req, res) => {
+      // Without a response object (a WebSocket upgrade, which the edge does not proxy) no one can be told.
+      if (!req || !res || !('writeHead' in res)) return;
+      if (res.headersSent || res.destroyed) {
+        // Mid-response, or the client left: nothing can be said any more; cutting the connection
+        // shows the client a truncated stream rather than a clean end.
+        res.destroy();
+        return;
+      }
+      const failure = classifyProxyFailure(err, options.maxBodyMb);
+      options.metrics.countFailure(upstream.name, failure.reason);
+      if (failure.reason !== 'too_large') {
+        // Flat fields: the logger's `err` serializer and `*.code` redaction would mangle a nested error.
+        const { type, code, message } = describeError(err);
+        options.logger.error(
+          {
+            requestId: req.requestId,
+            upstream: upstream.name,
+            path: redactUrl(pathOf(req.url)),
+            errorType: type,
+            errorCode: code,
+            errorMessage: message,
+          },
+          'upstream request failed',
+        );
+      }
+      answerWithError(res, req, failure.error, failure.reason === 'too_large');
+    });
+  };
 }
 
 export function createEdgeProxy(options: EdgeProxyOptions): EdgeProxy {
   const maxBytes = options.maxBodyMb * 1024 * 1024;
+  const proxies = new Map<UpstreamName, RequestHandler<ProxiedRequest, ServerResponse>>(
+    Object.values(options.upstreams).map((upstream) => [
+      upstream.name,
+      createProxyMiddleware<ProxiedRequest, ServerResponse>({
+        target: upstream.target,
+        agent: upstream.agent,
+        xfwd: true,
+        // The defaults log every exchange at info and answer errors with an HTML page.
+        ejectPlugins: true,
+        plugins: [edgePlugin(upstream, options)],
+      }),
+    ]),
+  );
   // Access lines cost on every request: only when debugging.
   const logAccess = options.logger.isLevelEnabled('debug') ? accessLog(options.logger) : undefined;
-
-  const dispatch = (upstream: Upstream, req: ProxiedRequest, exchange: Exchange, body: Dispatcher.DispatchOptions['body']) => {
-    upstream.pool.dispatch(
-      {
-        path: upstream.pathFor(req.url),
-        method: req.method as Dispatcher.HttpMethod,
-        headers: forwardedHeaders(req, options),
-        body,
-        headersTimeout: options.idleTimeoutMs,
-        bodyTimeout: options.idleTimeoutMs,
-      },
-      exchange,
-    );
-  };
-
-  const forward = (upstream: Upstream, req: ProxiedRequest, res: ServerResponse) => {
-    const exchange = new Exchange(upstream, req, res, options);
-    const declaredLength = req.headers['content-length'];
-    const chunked = req.headers['transfer-encoding'] !== undefined;
-    if (!chunked && (declaredLength === undefined || declaredLength === '0')) {
-      dispatch(upstream, req, exchange, declaredLength === '0' ? '' : null);
-    } else if (!chunked && Number(declaredLength) <= BUFFERED_BODY_MAX_BYTES) {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      // A client that leaves mid-body never gets an answer: there is nothing to send upstream.
-      req.on('end', () => dispatch(upstream, req, exchange, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
-    } else {
-      dispatch(upstream, req, exchange, streamedBody(req, exchange, chunked ? maxBytes : undefined));
-    }
-  };
 
   return {
     handleIfProxied(incoming, res) {
@@ -290,7 +193,11 @@ export function createEdgeProxy(options: EdgeProxyOptions): EdgeProxy {
         answerWithError(res, req, requestTooLarge(options.maxBodyMb), true);
         return true;
       }
-      forward(options.upstreams[name], req, res);
+      setForwardingHeaders(req, options);
+      void proxies.get(name)!(req, res, (err?: unknown) => {
+        // Only reached if the proxy fails before its error hook could answer.
+        if (!res.headersSent) answerWithError(res, req, toAppError(err), false);
+      });
       return true;
     },
   };

@@ -1,46 +1,32 @@
-import { Pool } from 'undici';
+import http from 'node:http';
+import https from 'node:https';
 
 export type UpstreamName = 'relay' | 'account';
 
 export interface Upstream {
   name: UpstreamName;
   target: URL;
-  /** Keep-alive connections shared by every request to this service. */
-  pool: Pool;
-  /** The service's path for a raw request URL (the target's own path and query prepended). */
-  pathFor(url: string): string;
+  /** Keep-alive pool shared by every request to this service. */
+  agent: http.Agent;
 }
 
 /**
- * Idle pooled connections are closed after this long, well before our services' own keep-alive
- * timeout (65 s), so the edge never writes a request onto a connection the service is closing.
+ * Idle pooled sockets are closed after this long, well before our services' own keep-alive timeout
+ * (65 s), so the edge never writes a request onto a socket the service is closing.
  */
-const IDLE_CONNECTION_TIMEOUT_MS = 30_000;
+const FREE_SOCKET_TIMEOUT_MS = 30_000;
 
-function joinPath(base: string, path: string): string {
-  if (!base || base === '/') return path;
-  return base.endsWith('/') ? base + path.slice(1) : base + path;
-}
-
-export function createUpstream(name: UpstreamName, url: string, connectTimeoutMs: number): Upstream {
+export function createUpstream(name: UpstreamName, url: string): Upstream {
   const target = new URL(url);
-  const pool = new Pool(target.origin, {
-    connect: { timeout: connectTimeoutMs },
-    keepAliveTimeout: IDLE_CONNECTION_TIMEOUT_MS,
-    keepAliveMaxTimeout: IDLE_CONNECTION_TIMEOUT_MS,
-  });
-  const base = target.pathname;
-  const search = target.search;
-  return {
-    name,
-    target,
-    pool,
-    pathFor(requestUrl) {
-      const path = joinPath(base, requestUrl.startsWith('/') ? requestUrl : `/${requestUrl}`);
-      if (!search) return path;
-      return path.includes('?') ? path.replace('?', `${search}&`) : path + search;
-    },
+  const agentOptions: http.AgentOptions = {
+    keepAlive: true,
+    maxSockets: 2048,
+    maxFreeSockets: 512,
+    timeout: FREE_SOCKET_TIMEOUT_MS,
+    scheduling: 'lifo',
   };
+  const agent = target.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+  return { name, target, agent };
 }
 
 function hasPathPrefix(url: string, prefix: string): boolean {
