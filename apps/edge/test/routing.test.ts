@@ -1,30 +1,13 @@
 import request from 'supertest';
-import { Agent, request as httpRequest } from 'undici';
+import { request as httpRequest } from 'undici';
 import { createLogger } from '@modelgate/logger';
-import { startEdge, type RunningEdge } from './support/edge';
-import { startStandIn, type StandInService } from './support/stand-in-service';
+import { startEdge, useEdgeBetweenStandIns } from './support/edge';
 
-let relay: StandInService;
-let account: StandInService;
-let edge: RunningEdge;
-const client = new Agent();
-
-beforeAll(async () => {
-  relay = await startStandIn();
-  account = await startStandIn();
-  edge = await startEdge({ RELAY_URL: relay.url, ACCOUNT_URL: account.url });
-});
-
-afterAll(async () => {
-  await client.close();
-  await edge.stop();
-  await relay.stop();
-  await account.stop();
-});
+const stack = useEdgeBetweenStandIns();
 
 beforeEach(() => {
-  relay.received.length = 0;
-  account.received.length = 0;
+  stack.relay.received.length = 0;
+  stack.account.received.length = 0;
 });
 
 describe('routing', () => {
@@ -37,22 +20,22 @@ describe('routing', () => {
     ['/api/log/self?p=2&page_size=5&type=2', 'account'],
     ['/api/stripe/webhook', 'account'],
   ])('%s reaches the %s service with path and query unchanged', async (path, serviceName) => {
-    const res = await httpRequest(`${edge.url}${path}`, { method: 'POST', body: '{}', dispatcher: client });
+    const res = await httpRequest(`${stack.edge.url}${path}`, { method: 'POST', body: '{}', dispatcher: stack.client });
     expect(res.statusCode).toBe(200);
     expect(await res.body.json()).toMatchObject({ url: path, method: 'POST' });
 
-    const target = serviceName === 'relay' ? relay : account;
-    const other = serviceName === 'relay' ? account : relay;
+    const target = serviceName === 'relay' ? stack.relay : stack.account;
+    const other = serviceName === 'relay' ? stack.account : stack.relay;
     expect(target.received.map((r) => r.url)).toEqual([path]);
     expect(other.received).toHaveLength(0);
   });
 
   it('keeps the method and passes upstream status codes and headers back', async () => {
-    account.route('/api/token/7', (req, res) => {
+    stack.account.route('/api/token/7', (req, res) => {
       res.writeHead(404, { 'Content-Type': 'application/json', 'Set-Cookie': 'session=abc; HttpOnly' });
       res.end(JSON.stringify({ success: false, message: 'not found', code: 'not_found', method: req.method }));
     });
-    const res = await request(edge.edge.app).delete('/api/token/7');
+    const res = await request(stack.edge.edge.app).delete('/api/token/7');
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ success: false, message: 'not found', code: 'not_found', method: 'DELETE' });
     expect(res.headers['set-cookie']).toEqual(['session=abc; HttpOnly']);
@@ -60,32 +43,32 @@ describe('routing', () => {
 
   it('does not treat look-alike prefixes as proxied paths', async () => {
     for (const path of ['/v1x', '/v2/completions', '/apix/user', '/', '/V1/completions']) {
-      const res = await request(edge.edge.app).get(path);
+      const res = await request(stack.edge.edge.app).get(path);
       expect(res.status).toBe(404);
       expect(res.headers['content-type']).toMatch(/application\/json/);
       expect(res.body).toEqual({ success: false, message: `no route for GET ${path}`, code: 'not_found' });
     }
-    expect(relay.received).toHaveLength(0);
-    expect(account.received).toHaveLength(0);
+    expect(stack.relay.received).toHaveLength(0);
+    expect(stack.account.received).toHaveLength(0);
   });
 
   it('answers /healthz itself', async () => {
-    const res = await request(edge.edge.app).get('/healthz');
+    const res = await request(stack.edge.edge.app).get('/healthz');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok' });
     expect(res.headers['x-request-id']).toBeTruthy();
   });
 
   it('exposes Prometheus metrics counting proxied responses on the metrics listener only', async () => {
-    await httpRequest(`${edge.url}/v1/models`, { dispatcher: client }).then((r) => r.body.dump());
-    const res = await request(edge.edge.metricsApp).get('/metrics');
+    await httpRequest(`${stack.edge.url}/v1/models`, { dispatcher: stack.client }).then((r) => r.body.dump());
+    const res = await request(stack.edge.edge.metricsApp).get('/metrics');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/text\/plain/);
     expect(res.text).toMatch(/edge_proxied_responses_total\{upstream="relay",status_class="2xx"\} [1-9]/);
-    expect((await request(edge.edge.metricsApp).get('/v1/models')).status).toBe(404);
+    expect((await request(stack.edge.edge.metricsApp).get('/v1/models')).status).toBe(404);
 
     // The public port answers /metrics like any unknown path.
-    const publicMetrics = await httpRequest(`${edge.url}/metrics`, { dispatcher: client });
+    const publicMetrics = await httpRequest(`${stack.edge.url}/metrics`, { dispatcher: stack.client });
     expect(publicMetrics.statusCode).toBe(404);
     expect(await publicMetrics.body.json()).toEqual({ success: false, message: 'no route for GET /metrics', code: 'not_found' });
   });
@@ -93,45 +76,45 @@ describe('routing', () => {
 
 describe('request ids', () => {
   it('generates one when absent and shows the same id to the service and the client', async () => {
-    const res = await httpRequest(`${edge.url}/v1/models`, { dispatcher: client });
+    const res = await httpRequest(`${stack.edge.url}/v1/models`, { dispatcher: stack.client });
     await res.body.dump();
     const id = res.headers['x-request-id'];
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(relay.received[0].headers['x-request-id']).toBe(id);
+    expect(stack.relay.received[0].headers['x-request-id']).toBe(id);
   });
 
   it('passes a well-formed incoming id through', async () => {
-    const res = await httpRequest(`${edge.url}/api/status`, {
+    const res = await httpRequest(`${stack.edge.url}/api/status`, {
       headers: { 'X-Request-Id': 'client-trace.42:a' },
-      dispatcher: client,
+      dispatcher: stack.client,
     });
     await res.body.dump();
     expect(res.headers['x-request-id']).toBe('client-trace.42:a');
-    expect(account.received[0].headers['x-request-id']).toBe('client-trace.42:a');
+    expect(stack.account.received[0].headers['x-request-id']).toBe('client-trace.42:a');
   });
 
   it('replaces a malformed incoming id', async () => {
-    const res = await httpRequest(`${edge.url}/api/status`, {
+    const res = await httpRequest(`${stack.edge.url}/api/status`, {
       headers: { 'X-Request-Id': 'bad id with spaces <script>' },
-      dispatcher: client,
+      dispatcher: stack.client,
     });
     await res.body.dump();
     const id = res.headers['x-request-id'];
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(account.received[0].headers['x-request-id']).toBe(id);
+    expect(stack.account.received[0].headers['x-request-id']).toBe(id);
   });
 
   it('overrides a different id set by the service, so the client sees the one that was logged', async () => {
-    relay.route('/v1/models', (_req, res) => {
+    stack.relay.route('/v1/models', (_req, res) => {
       res.writeHead(200, { 'X-Request-Id': 'something-else', 'Content-Type': 'application/json' }).end('{}');
     });
-    const res = await httpRequest(`${edge.url}/v1/models`, { headers: { 'x-request-id': 'abc-1' }, dispatcher: client });
+    const res = await httpRequest(`${stack.edge.url}/v1/models`, { headers: { 'x-request-id': 'abc-1' }, dispatcher: stack.client });
     await res.body.dump();
     expect(res.headers['x-request-id']).toBe('abc-1');
   });
 
   it('is on edge-made responses too (404)', async () => {
-    const res = await request(edge.edge.app).get('/nowhere').set('X-Request-Id', 'trace-404');
+    const res = await request(stack.edge.edge.app).get('/nowhere').set('X-Request-Id', 'trace-404');
     expect(res.status).toBe(404);
     expect(res.headers['x-request-id']).toBe('trace-404');
   });
@@ -139,27 +122,27 @@ describe('request ids', () => {
 
 describe('client address', () => {
   it('sends the connecting address in X-Forwarded-For, ignoring what the client claims', async () => {
-    const res = await httpRequest(`${edge.url}/v1/models`, {
+    const res = await httpRequest(`${stack.edge.url}/v1/models`, {
       headers: { 'X-Forwarded-For': '203.0.113.9', 'X-Forwarded-Proto': 'https' },
-      dispatcher: client,
+      dispatcher: stack.client,
     });
     await res.body.dump();
-    const headers = relay.received[0].headers;
+    const headers = stack.relay.received[0].headers;
     expect(headers['x-forwarded-for']).toBe('127.0.0.1');
     expect(headers['x-forwarded-proto']).toBe('http');
   });
 
   it('believes the given number of trusted proxies in front', async () => {
-    const behindProxy = await startEdge({ RELAY_URL: relay.url, ACCOUNT_URL: account.url, EDGE_TRUST_PROXY_HOPS: '1' });
+    const behindProxy = await startEdge({ RELAY_URL: stack.relay.url, ACCOUNT_URL: stack.account.url, EDGE_TRUST_PROXY_HOPS: '1' });
     try {
       const res = await httpRequest(`${behindProxy.url}/v1/models`, {
         // A client spoofed the first entry; the trusted proxy appended the address it saw.
         headers: { 'X-Forwarded-For': '10.9.9.9, 198.51.100.7', 'X-Forwarded-Proto': 'https' },
-        dispatcher: client,
+        dispatcher: stack.client,
       });
       await res.body.dump();
-      expect(relay.received[0].headers['x-forwarded-for']).toBe('198.51.100.7');
-      expect(relay.received[0].headers['x-forwarded-proto']).toBe('https');
+      expect(stack.relay.received[0].headers['x-forwarded-for']).toBe('198.51.100.7');
+      expect(stack.relay.received[0].headers['x-forwarded-proto']).toBe('https');
     } finally {
       await behindProxy.stop();
     }
@@ -174,9 +157,9 @@ describe('access log', () => {
       level: 'debug',
       destination: { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
     });
-    const debugEdge = await startEdge({ RELAY_URL: relay.url, ACCOUNT_URL: account.url }, logger);
+    const debugEdge = await startEdge({ RELAY_URL: stack.relay.url, ACCOUNT_URL: stack.account.url }, logger);
     try {
-      const res = await httpRequest(`${debugEdge.url}/v1beta/models?key=AIza-SECRET`, { dispatcher: client });
+      const res = await httpRequest(`${debugEdge.url}/v1beta/models?key=AIza-SECRET`, { dispatcher: stack.client });
       await res.body.dump();
       await new Promise((resolve) => setImmediate(resolve));
       const access = lines.filter((line) => line.msg === 'request');

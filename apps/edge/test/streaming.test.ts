@@ -1,26 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { Agent, request as httpRequest } from 'undici';
-import { startEdge, type RunningEdge } from './support/edge';
-import { sha256, startStandIn, type StandInService } from './support/stand-in-service';
+import { request as httpRequest } from 'undici';
+import { useEdgeBetweenStandIns } from './support/edge';
+import { sha256 } from './support/stand-in-service';
 
-let relay: StandInService;
-let account: StandInService;
-let edge: RunningEdge;
-const client = new Agent();
-
-beforeAll(async () => {
-  relay = await startStandIn();
-  account = await startStandIn();
-  edge = await startEdge({ RELAY_URL: relay.url, ACCOUNT_URL: account.url });
-});
-
-afterAll(async () => {
-  await client.close();
-  await edge.stop();
-  await relay.stop();
-  await account.stop();
-});
+const stack = useEdgeBetweenStandIns();
 
 describe('server-sent events', () => {
   it.each([
@@ -32,14 +16,14 @@ describe('server-sent events', () => {
     ],
   ])('%s: the first event reaches the client while the service is still generating', async (path, first, rest) => {
     const pauseMs = 1000;
-    relay.route(path.split('?')[0], (_req, res) => {
+    stack.relay.route(path.split('?')[0], (_req, res) => {
       res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
       res.write(first);
       setTimeout(() => res.end(rest), pauseMs);
     });
 
     const started = Date.now();
-    const res = await httpRequest(`${edge.url}${path}`, { method: 'POST', body: '{"stream":true}', dispatcher: client });
+    const res = await httpRequest(`${stack.edge.url}${path}`, { method: 'POST', body: '{"stream":true}', dispatcher: stack.client });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/event-stream');
     expect(res.headers['x-accel-buffering']).toBe('no');
@@ -59,7 +43,7 @@ describe('server-sent events', () => {
     const closed = new Promise<void>((resolve) => {
       upstreamClosed = resolve;
     });
-    relay.rawRoute('/v1/long-stream', (_req, res) => {
+    stack.relay.rawRoute('/v1/long-stream', (_req, res) => {
       res.writeHead(200, { 'Content-Type': 'text/event-stream' });
       const timer = setInterval(() => res.write('data: {"tick":1}\n\n'), 20);
       res.on('close', () => {
@@ -68,7 +52,7 @@ describe('server-sent events', () => {
       });
     });
     const controller = new AbortController();
-    const res = await httpRequest(`${edge.url}/v1/long-stream`, { signal: controller.signal, dispatcher: client });
+    const res = await httpRequest(`${stack.edge.url}/v1/long-stream`, { signal: controller.signal, dispatcher: stack.client });
     for await (const _chunk of res.body) {
       controller.abort();
       break;
@@ -80,18 +64,18 @@ describe('server-sent events', () => {
 describe('bodies pass byte-identical', () => {
   it('a large POST body (20 MB) reaches the service unchanged, and a large response returns unchanged', async () => {
     const body = randomBytes(20 * 1024 * 1024);
-    relay.route('/v1/files', (_req, res, received) => {
+    stack.relay.route('/v1/files', (_req, res, received) => {
       res.writeHead(200, { 'Content-Type': 'application/octet-stream' }).end(received);
     });
-    const res = await httpRequest(`${edge.url}/v1/files`, {
+    const res = await httpRequest(`${stack.edge.url}/v1/files`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/octet-stream' },
       body,
-      dispatcher: client,
+      dispatcher: stack.client,
     });
     expect(res.statusCode).toBe(200);
     const echoed = Buffer.from(await res.body.arrayBuffer());
-    const received = relay.received.find((r) => r.url === '/v1/files')!;
+    const received = stack.relay.received.find((r) => r.url === '/v1/files')!;
     expect(received.headers['content-length']).toBe(String(body.length));
     expect(sha256(received.body)).toBe(sha256(body));
     expect(sha256(echoed)).toBe(sha256(body));
@@ -101,10 +85,10 @@ describe('bodies pass byte-identical', () => {
     // Odd spacing, unicode and key order: any re-serialisation would change the bytes.
     const payload = Buffer.from('{"id":"evt_1",  "type":"checkout.session.completed","data":{"object":{"name":"Zoë ✓"}}}\n');
     const signature = 't=1763769600,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd,v0=6ffbb59b2300aae63f272406069a9788598b792a944a07aba816edb039989a39';
-    account.route('/api/stripe/webhook', (_req, res) => {
+    stack.account.route('/api/stripe/webhook', (_req, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"received":true}');
     });
-    const res = await httpRequest(`${edge.url}/api/stripe/webhook`, {
+    const res = await httpRequest(`${stack.edge.url}/api/stripe/webhook`, {
       method: 'POST',
       headers: {
         'Content-Type': 'application/json; charset=utf-8',
@@ -112,12 +96,12 @@ describe('bodies pass byte-identical', () => {
         'User-Agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
       },
       body: payload,
-      dispatcher: client,
+      dispatcher: stack.client,
     });
     expect(res.statusCode).toBe(200);
     expect(await res.body.json()).toEqual({ received: true });
 
-    const received = account.received.find((r) => r.url === '/api/stripe/webhook')!;
+    const received = stack.account.received.find((r) => r.url === '/api/stripe/webhook')!;
     expect(received.body.equals(payload)).toBe(true);
     expect(received.headers['stripe-signature']).toBe(signature);
     expect(received.headers['content-type']).toBe('application/json; charset=utf-8');
@@ -129,10 +113,10 @@ describe('bodies pass byte-identical', () => {
     async function* generate() {
       for (const part of parts) yield part;
     }
-    const res = await httpRequest(`${edge.url}/v1/uploads`, { method: 'PUT', body: Readable.from(generate()), dispatcher: client });
+    const res = await httpRequest(`${stack.edge.url}/v1/uploads`, { method: 'PUT', body: Readable.from(generate()), dispatcher: stack.client });
     expect(res.statusCode).toBe(200);
     await res.body.dump();
-    const received = relay.received.find((r) => r.url === '/v1/uploads')!;
+    const received = stack.relay.received.find((r) => r.url === '/v1/uploads')!;
     expect(received.headers['transfer-encoding']).toBe('chunked');
     expect(sha256(received.body)).toBe(sha256(Buffer.concat(parts)));
   });

@@ -3,8 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { parseEnv } from '@modelgate/config';
 import { listen } from '@modelgate/http';
 import { createLogger, type Logger } from '@modelgate/logger';
+import { Agent } from 'undici';
 import { buildApp, type EdgeApp } from '../../src/app';
 import { edgeEnvSchema } from '../../src/env';
+import { startStandIn, type StandInService } from './stand-in-service';
 
 export interface RunningEdge {
   url: string;
@@ -27,4 +29,29 @@ export async function startEdge(env: Record<string, string>, logger?: Logger): P
       edge.close();
     },
   };
+}
+
+export interface EdgeBetweenStandIns {
+  relay: StandInService;
+  account: StandInService;
+  edge: RunningEdge;
+  /** A keep-alive client for the file's requests. */
+  client: Agent;
+}
+
+/** Registers hooks that run an edge in front of two stand-in services for a test file's tests. */
+export function useEdgeBetweenStandIns(): EdgeBetweenStandIns {
+  const stack = { client: new Agent() } as EdgeBetweenStandIns;
+  beforeAll(async () => {
+    stack.relay = await startStandIn();
+    stack.account = await startStandIn();
+    stack.edge = await startEdge({ RELAY_URL: stack.relay.url, ACCOUNT_URL: stack.account.url });
+  });
+  afterAll(async () => {
+    await stack.client.close();
+    await stack.edge.stop();
+    await stack.relay.stop();
+    await stack.account.stop();
+  });
+  return stack;
 }
