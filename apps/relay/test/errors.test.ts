@@ -208,8 +208,10 @@ describe('keys drained by traffic and IP allow-lists beyond completions', () => 
       });
       expect(viaOther.status).toBe(200);
       expect((await complete(drained.key, valid)).status).toBe(200);
-      // This instance settled the last charge: it knows at once.
-      expectOpenAIError(await complete(drained.key, { ...valid, model: 'gpt-4o' }), 401, 'invalid_request_error', 'invalid_api_key');
+      // Charges settle just after each answer is sent: once both have, this instance knows without a database read.
+      await eventually(async () => {
+        expectOpenAIError(await complete(drained.key, { ...valid, model: 'gpt-4o' }), 401, 'invalid_request_error', 'invalid_api_key');
+      });
       // The other one learns it once the charge is written.
       await eventually(async () => {
         const answer = await fetch(`${other.url}/v1/completions`, {
