@@ -4,13 +4,8 @@ import type { UserProfile } from './repository';
 /** CONTRACT 3.2 `GET /api/user/self`. */
 export function selfView(user: UserProfile) {
   return {
-    id: user.id,
-    username: user.username,
-    display_name: user.displayName,
-    role: user.role,
-    status: user.status,
+    ...loginView(user),
     email: user.email ?? '',
-    group: user.group,
     quota: Number(user.quota),
     used_quota: Number(user.usedQuota),
     request_count: Number(user.requestCount),
