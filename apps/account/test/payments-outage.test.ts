@@ -1,11 +1,10 @@
 // End to end through a Redis outage: the account service's webhook intake keeps answering 200
 // while Redis is down, and the worker (a real process) credits every payment once Redis is back.
-import { join } from 'node:path';
 import { createPaymentWebhookQueue, createProducerConnection } from '@modelgate/queue';
-import { redisPrefix, setOption, testDatabaseUrl } from '@modelgate/testing';
+import { redisPrefix, setOption } from '@modelgate/testing';
 import { checkoutEvent, type FakeStripe, signStripePayload, startFakeStripe } from '@modelgate/testing/fake-stripe';
 import { ledgerMismatches } from '@modelgate/testing/ledger';
-import { freePort, type ScratchRedis, type ServiceProcess, startScratchRedis, startServiceProcess, waitFor } from '@modelgate/testing/processes';
+import { type ScratchRedis, type ServiceProcess, startScratchRedis, startWorkerProcess, waitFor } from '@modelgate/testing/processes';
 import type { Express } from 'express';
 import request from 'supertest';
 import { createAccountApp } from '../src/app';
@@ -40,21 +39,7 @@ beforeAll(async () => {
   queue.on('error', () => undefined);
   app = createAccountApp({ ...account.deps, paymentQueue: queue });
 
-  const port = await freePort();
-  worker = await startServiceProcess({
-    entry: join(__dirname, '../../worker/src/index.ts'),
-    readyUrl: `http://127.0.0.1:${port}/readyz`,
-    env: {
-      DATABASE_URL: testDatabaseUrl(),
-      DATABASE_POOL_SIZE: '3',
-      REDIS_URL: redis.url,
-      REDIS_PREFIX: redisPrefix(),
-      WORKER_PORT: String(port),
-      INBOX_SWEEP_INTERVAL_MS: '300',
-      INBOX_SWEEP_MIN_AGE_MS: '1000',
-      LOG_LEVEL: 'warn',
-    },
-  });
+  worker = await startWorkerProcess(redis.url, { INBOX_SWEEP_INTERVAL_MS: '300', INBOX_SWEEP_MIN_AGE_MS: '1000' });
 });
 
 afterAll(async () => {

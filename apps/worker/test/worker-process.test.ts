@@ -15,7 +15,7 @@ import {
 import { createTestPrisma, createUser, redisPrefix, setOption, testDatabaseUrl } from '@modelgate/testing';
 import { checkoutEvent } from '@modelgate/testing/fake-stripe';
 import { ledgerMismatches } from '@modelgate/testing/ledger';
-import { freePort, type ScratchRedis, type ServiceProcess, startScratchRedis, startServiceProcess, waitFor } from '@modelgate/testing/processes';
+import { freePort, type ScratchRedis, type ServiceProcess, startScratchRedis, startWorkerProcess, waitFor } from '@modelgate/testing/processes';
 import { eventRow, pendingTopUp, QUOTA_PER_UNIT, quotaOf, storeEvent, topUpLogs } from './payment-fixtures';
 
 jest.setTimeout(90_000);
@@ -33,23 +33,12 @@ async function clientIds(): Promise<string[]> {
   return [...list.matchAll(/^id=(\d+)/gm)].map((match) => match[1]);
 }
 
-async function startWorker(): Promise<ServiceProcess> {
-  const port = await freePort();
-  return startServiceProcess({
-    entry: join(__dirname, '../src/index.ts'),
-    readyUrl: `http://127.0.0.1:${port}/readyz`,
-    env: {
-      DATABASE_URL: testDatabaseUrl(),
-      DATABASE_POOL_SIZE: '3',
-      REDIS_URL: redis.url,
-      REDIS_PREFIX: redisPrefix(),
-      WORKER_PORT: String(port),
-      // A dead worker's job is picked up again after ~1.5 s instead of 30 s.
-      WORKER_LOCK_DURATION_MS: '1500',
-      WORKER_STALLED_INTERVAL_MS: '500',
-      INBOX_SWEEP_INTERVAL_MS: '60000',
-      LOG_LEVEL: 'warn',
-    },
+function startWorker(): Promise<ServiceProcess> {
+  return startWorkerProcess(redis.url, {
+    // A dead worker's job is picked up again after ~1.5 s instead of 30 s.
+    WORKER_LOCK_DURATION_MS: '1500',
+    WORKER_STALLED_INTERVAL_MS: '500',
+    INBOX_SWEEP_INTERVAL_MS: '60000',
   });
 }
 

@@ -2,8 +2,11 @@
 // (never the shared one), and a service started as its own process so it can be killed.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
+import { testDatabaseUrl } from './database';
+import { redisPrefix } from './redis';
 
 type Falsy = undefined | null | false | 0 | '';
 
@@ -155,4 +158,25 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
     throw err;
   }
   return service;
+}
+
+/**
+ * The payment worker (apps/worker) as its own process on the run's database and Redis prefix;
+ * `env` adds or overrides settings (timings of the test at hand).
+ */
+export async function startWorkerProcess(redisUrl: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
+  const port = await freePort();
+  return startServiceProcess({
+    entry: join(__dirname, '../../../apps/worker/src/index.ts'),
+    readyUrl: `http://127.0.0.1:${port}/readyz`,
+    env: {
+      DATABASE_URL: testDatabaseUrl(),
+      DATABASE_POOL_SIZE: '3',
+      REDIS_URL: redisUrl,
+      REDIS_PREFIX: redisPrefix(),
+      WORKER_PORT: String(port),
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+  });
 }
