@@ -1,4 +1,4 @@
-import { publishCacheInvalidation } from '@modelgate/queue';
+import { publishCacheInvalidation } from '@modelgate/queue/invalidation';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { PrismaClient } from '@modelgate/db';

@@ -1,6 +1,6 @@
 import { type ConnectionOptions, type Job, Queue, UnrecoverableError, Worker, type WorkerOptions } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
-import { CACHE_INVALIDATION_CHANNEL, type CacheInvalidation, cacheInvalidationSchema, STRIPE_PROVIDER } from '@modelgate/schemas';
+import { STRIPE_PROVIDER } from '@modelgate/schemas';
 import { z } from 'zod';
 
 /** Queue names and payloads are defined once here and shared by producers and workers. */
@@ -105,15 +105,4 @@ export function createPaymentWebhookWorker(
 export { Queue, Worker, Redis, UnrecoverableError };
 export type { Job };
 
-/** The Redis pub/sub channel relays listen on for cache invalidations, under the deployment prefix. */
-export function invalidationChannel(redisPrefix: string): string {
-  return `${redisPrefix}${CACHE_INVALIDATION_CHANNEL}`;
-}
-
-/**
- * Tells every relay to drop what it cached about a changed row (CONTRACT 2.4: within 2 s). Publish
- * only after the change committed.
- */
-export async function publishCacheInvalidation(redis: Redis, redisPrefix: string, message: CacheInvalidation): Promise<void> {
-  await redis.publish(invalidationChannel(redisPrefix), JSON.stringify(cacheInvalidationSchema.parse(message)));
-}
+export { invalidationChannel, publishCacheInvalidation } from './invalidation';

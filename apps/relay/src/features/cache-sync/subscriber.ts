@@ -1,6 +1,6 @@
 import { describeError } from '@modelgate/http';
 import type { Logger } from '@modelgate/logger';
-import { invalidationChannel } from '@modelgate/queue';
+import { invalidationChannel } from '@modelgate/queue/invalidation';
 import { type CacheInvalidation, cacheInvalidationSchema } from '@modelgate/schemas';
 import type { Redis } from 'ioredis';
 import type { LedgerWriter } from '../billing/ledger-writer';
