@@ -2,8 +2,17 @@ import { createPrismaClient } from '@modelgate/db';
 import { runService } from '@modelgate/http';
 import { createLogger } from '@modelgate/logger';
 import { Redis } from 'ioredis';
+import { setFlagsFromString } from 'node:v8';
 import { loadRelayEnv } from './env';
 import { createRelay } from './relay';
+
+/**
+ * Under load most of what a call allocates lives a few scavenges and is promoted; V8's default
+ * growth then lets the old generation reach ~4x the live heap before collecting it (~250 MB
+ * resident after a benchmark run). Growing it by 50% instead keeps the relay near 170 MB with no
+ * measurable CPU cost (20% cost ~10% more CPU for 10 MB less). No hard cap: large prompts still fit.
+ */
+setFlagsFromString('--heap-growing-percent=50');
 
 async function main() {
   const env = loadRelayEnv();

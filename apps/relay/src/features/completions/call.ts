@@ -6,7 +6,7 @@ import { relayEventStream, type StreamDialect, StreamEventError } from '../relay
 import type { Delivery, DeliveryContext, RelayCall } from '../relay/relay-call';
 import { countDeliveredTokens } from '../relay/tokens';
 import { maskUpstreamText } from '../relay/upstream-errors';
-import { type CompletionRequest, estimateCompletion } from './request';
+import { type CompletionRequest, countPromptTokens, estimateCompletion } from './request';
 import { choiceTexts, completeUsage } from './usage';
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
@@ -24,12 +24,15 @@ export class CompletionCall implements RelayCall {
     private readonly body: CompletionRequest,
     private readonly raw: Buffer,
     private readonly requestId: string,
-    promptTokens: number,
   ) {
     this.model = body.model;
     this.stream = body.stream === true;
     this.clientWantsUsage = body.stream_options?.include_usage === true;
-    this.estimate = estimateCompletion(body, promptTokens);
+    this.estimate = estimateCompletion(body);
+  }
+
+  promptTokens(): number {
+    return countPromptTokens(this.body);
   }
 
   upstreamRequest(channel: ChannelRecord, upstreamModel: string) {
@@ -72,7 +75,7 @@ export class CompletionCall implements RelayCall {
     }
     if (completion === null || typeof completion !== 'object') throw new UpstreamFailure('other', 'the upstream answered with invalid JSON');
     completion.model = this.model;
-    const usage = completeUsage(completion.usage, this.estimate.promptTokens, () => {
+    const usage = completeUsage(completion.usage, () => this.promptTokens(), () => {
       const texts: string[] = [];
       choiceTexts(completion.choices, texts);
       return countDeliveredTokens(texts);
@@ -89,7 +92,7 @@ export class CompletionCall implements RelayCall {
   }
 
   private async deliverStream(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {
-    const dialect = new CompletionStreamDialect(this.model, this.clientWantsUsage, this.requestId, this.estimate.promptTokens, context.channel);
+    const dialect = new CompletionStreamDialect(this.model, this.clientWantsUsage, this.requestId, () => this.promptTokens(), context.channel);
     const result = await relayEventStream(upstream, context.res, context.signal, dialect, context.startedAt);
     const cut = result.clientAborted || result.failure !== undefined;
     const usage = dialect.usage();
@@ -116,7 +119,7 @@ class CompletionStreamDialect implements StreamDialect {
     private readonly model: string,
     private readonly clientWantsUsage: boolean,
     private readonly requestId: string,
-    private readonly promptTokens: number,
+    private readonly promptTokens: () => number,
     private readonly channel: ChannelRecord,
   ) {}
 

@@ -1,7 +1,7 @@
 import { parseOrThrow } from '@modelgate/http';
 import { z } from 'zod';
 import { parseJsonObject } from '../relay/json-body';
-import { estimateTextTokens } from '../relay/tokens';
+import { countPromptTextTokens, estimateTextTokens } from '../relay/tokens';
 
 const tokenIds = z.array(z.number().int().min(0));
 
@@ -31,12 +31,12 @@ export function parseCompletionRequest(raw: Buffer): CompletionRequest {
   return body as CompletionRequest;
 }
 
-/** Prompt tokens: token-id prompts are exact; text is tokenized (o200k). */
-export function promptTokensOf(prompt: CompletionRequest['prompt']): number {
-  if (typeof prompt === 'string') return estimateTextTokens(prompt);
+/** Prompt tokens: token-id prompts are exact; text is counted by `countText`. */
+function promptTokensOf(prompt: CompletionRequest['prompt'], countText: (text: string) => number): number {
+  if (typeof prompt === 'string') return countText(prompt);
   let total = 0;
   for (const item of prompt) {
-    if (typeof item === 'string') total += estimateTextTokens(item);
+    if (typeof item === 'string') total += countText(item);
     else if (typeof item === 'number') total += 1;
     else total += item.length;
   }
@@ -50,7 +50,12 @@ function promptCount(prompt: CompletionRequest['prompt']): number {
 }
 
 /** The reservation's token estimate (CONTRACT 2.5): prompt + max_tokens (default 4096) per completion. */
-export function estimateCompletion(body: CompletionRequest, promptTokens: number): { promptTokens: number; completionTokens: number } {
+export function estimateCompletion(body: CompletionRequest): { promptTokens: number; completionTokens: number } {
   const perCompletion = body.max_tokens ?? DEFAULT_MAX_TOKENS;
-  return { promptTokens, completionTokens: perCompletion * (body.n ?? 1) * promptCount(body.prompt) };
+  return { promptTokens: promptTokensOf(body.prompt, estimateTextTokens), completionTokens: perCompletion * (body.n ?? 1) * promptCount(body.prompt) };
+}
+
+/** The prompt's tokens as charged when the upstream reports none. */
+export function countPromptTokens(body: CompletionRequest): number {
+  return promptTokensOf(body.prompt, countPromptTextTokens);
 }

@@ -4,7 +4,7 @@ import type { KeyCache } from '../keys/key-cache';
 import { jsonBytes, rawBody } from '../relay/body';
 import type { RelayService } from '../relay/service';
 import { CompletionCall } from './call';
-import { parseCompletionRequest, promptTokensOf } from './request';
+import { parseCompletionRequest } from './request';
 
 /** `POST /v1/completions` (CONTRACT 2.1), served directly (see direct-routes). */
 export function completionsRoute(keys: KeyCache, relay: RelayService, maxBodyMb: number): DirectRoute {
@@ -18,7 +18,7 @@ export function completionsRoute(keys: KeyCache, relay: RelayService, maxBodyMb:
       async (req, res) => {
         const raw = jsonBytes(req);
         const body = parseCompletionRequest(raw);
-        const call = new CompletionCall(body, raw, req.requestId, promptTokensOf(body.prompt));
+        const call = new CompletionCall(body, raw, req.requestId);
         await relay.relay(req, res, authContextOf(res), call);
       },
     ],

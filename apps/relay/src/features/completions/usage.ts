@@ -24,11 +24,11 @@ function objectOf(value: unknown): Record<string, unknown> {
  */
 export function completeUsage(
   upstream: unknown,
-  fallbackPromptTokens: number,
+  fallbackPromptTokens: () => number,
   fallbackCompletionTokens: () => number,
 ): CompletionUsage {
   const usage = objectOf(upstream);
-  const promptTokens = count(usage.prompt_tokens) ?? fallbackPromptTokens;
+  const promptTokens = count(usage.prompt_tokens) ?? fallbackPromptTokens();
   const completionTokens = count(usage.completion_tokens) ?? fallbackCompletionTokens();
   const promptDetails = objectOf(usage.prompt_tokens_details);
   const completionDetails = objectOf(usage.completion_tokens_details);

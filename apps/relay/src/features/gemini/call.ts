@@ -17,11 +17,11 @@ interface UsageMetadata {
 /**
  * TTS audio and thinking are output: `candidatesTokenCount` + `thoughtsTokenCount` (CONTRACT 2.5).
  * Without metadata, or with counts that are not believable, our own counts are charged: the
- * reservation's prompt estimate and the delivered text.
+ * prompt and the delivered text, tokenized.
  */
-function usageOf(metadata: UsageMetadata | undefined, promptEstimate: number, texts: () => string[]): Usage {
+function usageOf(metadata: UsageMetadata | undefined, promptTokens: () => number, texts: () => string[]): Usage {
   return {
-    promptTokens: (metadata && reportedTokenSum(metadata.promptTokenCount, metadata.toolUsePromptTokenCount)) ?? promptEstimate,
+    promptTokens: (metadata && reportedTokenSum(metadata.promptTokenCount, metadata.toolUsePromptTokenCount)) ?? promptTokens(),
     completionTokens:
       (metadata && reportedTokenSum(metadata.candidatesTokenCount, metadata.thoughtsTokenCount)) ?? countDeliveredTokens(texts()),
   };
@@ -50,7 +50,13 @@ export class GeminiCall implements RelayCall {
     readonly model: string,
     readonly stream: boolean,
     readonly estimate: Usage,
+    /** Counts the prompt (see RelayCall.promptTokens). */
+    private readonly countPrompt: () => number,
   ) {}
+
+  promptTokens(): number {
+    return this.countPrompt();
+  }
 
   /** The client's body byte-for-byte (TTS `speechConfig` included); only the channel's key is added. */
   upstreamRequest(channel: ChannelRecord, upstreamModel: string) {
@@ -78,7 +84,7 @@ export class GeminiCall implements RelayCall {
     if (response === null || typeof response !== 'object') throw new UpstreamFailure('other', 'the upstream answered with invalid JSON');
     res.writeHead(200, { 'content-type': JSON_CONTENT_TYPE, 'content-length': raw.length });
     res.end(raw);
-    const usage = usageOf(response.usageMetadata, this.estimate.promptTokens, () => {
+    const usage = usageOf(response.usageMetadata, () => this.promptTokens(), () => {
       const texts: string[] = [];
       collectTexts(response, texts);
       return texts;
@@ -89,7 +95,7 @@ export class GeminiCall implements RelayCall {
   private async deliverStream(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {
     const dialect = new GeminiStreamDialect(context.channel);
     const result = await relayEventStream(upstream, context.res, context.signal, dialect, context.startedAt);
-    const usage = usageOf(dialect.metadata, this.estimate.promptTokens, () => dialect.texts);
+    const usage = usageOf(dialect.metadata, () => this.promptTokens(), () => dialect.texts);
     const cut = result.clientAborted || result.failure !== undefined;
     return {
       usage,

@@ -2,7 +2,7 @@ import { AppError } from '@modelgate/errors';
 import { parseOrThrow } from '@modelgate/http';
 import { z } from 'zod';
 import { parseJsonObject } from '../relay/json-body';
-import { estimateTextTokens } from '../relay/tokens';
+import { countPromptTextTokens, estimateTextTokens } from '../relay/tokens';
 
 /** CONTRACT 2.3: `contents` is required; everything else is Google's business and forwarded as is. */
 const generateContentSchema = z.looseObject({
@@ -39,23 +39,35 @@ export function parseGenerateContentRequest(raw: Buffer): GenerateContentRequest
 /** Google's flat price for a non-text part (image, audio, file) in a prompt. */
 const TOKENS_PER_MEDIA_PART = 258;
 
-function partsTokens(content: unknown): number {
+function partsTokens(content: unknown, countText: (text: string) => number): number {
   const parts = (content as { parts?: unknown } | null)?.parts;
   if (!Array.isArray(parts)) return 0;
   let total = 0;
   for (const part of parts) {
     const text = (part as { text?: unknown } | null)?.text;
-    total += typeof text === 'string' ? estimateTextTokens(text) : TOKENS_PER_MEDIA_PART;
+    total += typeof text === 'string' ? countText(text) : TOKENS_PER_MEDIA_PART;
   }
   return total;
 }
 
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 
+type PromptParts = GenerateContentRequest & { systemInstruction?: unknown };
+
+function promptTokensOf(body: PromptParts, countText: (text: string) => number): number {
+  let total = partsTokens(body.systemInstruction, countText);
+  for (const content of body.contents) total += partsTokens(content, countText);
+  return total;
+}
+
+/** The prompt's tokens as charged when the upstream reports none. */
+export function countPromptTokens(body: PromptParts): number {
+  return promptTokensOf(body, countPromptTextTokens);
+}
+
 /** The reservation's estimate: prompt parts + maxOutputTokens (default 4096) per candidate. */
-export function estimateGenerateContent(body: GenerateContentRequest & { systemInstruction?: unknown }) {
-  let promptTokens = partsTokens(body.systemInstruction);
-  for (const content of body.contents) promptTokens += partsTokens(content);
+export function estimateGenerateContent(body: PromptParts) {
+  const promptTokens = promptTokensOf(body, estimateTextTokens);
   const perCandidate = body.generationConfig?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
   return { promptTokens, completionTokens: perCandidate * (body.generationConfig?.candidateCount ?? 1) };
 }

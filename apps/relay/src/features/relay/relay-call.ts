@@ -50,6 +50,8 @@ export interface RelayCall {
   stream: boolean;
   /** Reserved before the call (CONTRACT 2.5). */
   estimate: Usage;
+  /** The prompt's tokens as charged when the upstream reports none (tokenized only then). */
+  promptTokens(): number;
   upstreamRequest(channel: ChannelRecord, upstreamModel: string): {
     path: string;
     headers: Record<string, string>;

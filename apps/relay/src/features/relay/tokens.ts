@@ -1,11 +1,31 @@
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import type * as O200k from 'gpt-tokenizer/encoding/o200k_base';
 
 /**
- * Above this length a reservation estimates text at 4 characters per token instead of tokenizing:
- * BPE costs ~0.2 ms per KB on this event loop, and a 32 MB prompt must not stall every other
- * request before the call even starts. Charges never use this estimate (see countDeliveredTokens).
+ * The o200k tokenizer, loaded on first use: its tables cost ~55 MB of resident memory, and it is
+ * only needed when an upstream reports no usage (OpenAI and Gemini always do; the relay asks
+ * OpenAI streams for it).
  */
-const EXACT_ESTIMATE_MAX_CHARS = 16_384;
+let o200k: typeof O200k | undefined;
+
+function countTokens(text: string): number {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  o200k ??= require('gpt-tokenizer/encoding/o200k_base') as typeof O200k;
+  return o200k.countTokens(text);
+}
+
+/**
+ * Bytes per token the reservation assumes. o200k averages about 4 UTF-8 bytes per token on prose
+ * and about 3 on CJK text and code, so reserving one token per 3 bytes rarely reserves too little
+ * (and settlement charges the real count, capped at the balance, when it does).
+ */
+const RESERVED_BYTES_PER_TOKEN = 3;
+
+/**
+ * Above this length a prompt the upstream did not count is charged at 4 characters per token
+ * instead of tokenized: BPE costs ~0.2 ms per KB on this event loop, and a 32 MB prompt must not
+ * stall every other request.
+ */
+const EXACT_PROMPT_MAX_CHARS = 16_384;
 
 /**
  * Largest token count the ledger believes: its token columns are INTEGER, and an upstream reporting
@@ -13,10 +33,15 @@ const EXACT_ESTIMATE_MAX_CHARS = 16_384;
  */
 export const MAX_TOKEN_COUNT = 2 ** 31 - 1;
 
-/** Tokens of a prompt, for the reservation only. */
+/** Tokens of a prompt text for the reservation: a cheap estimate from its size, no tokenizer. */
 export function estimateTextTokens(text: string): number {
+  return text.length === 0 ? 0 : Math.ceil(Buffer.byteLength(text, 'utf8') / RESERVED_BYTES_PER_TOKEN);
+}
+
+/** Tokens of a prompt text the upstream did not count, as charged. */
+export function countPromptTextTokens(text: string): number {
   if (text.length === 0) return 0;
-  if (text.length > EXACT_ESTIMATE_MAX_CHARS) return Math.ceil(text.length / 4);
+  if (text.length > EXACT_PROMPT_MAX_CHARS) return Math.ceil(text.length / 4);
   return countTokens(text);
 }
 
