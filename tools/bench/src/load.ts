@@ -24,6 +24,8 @@ export interface LoadResult {
   latency: Summary;
   /** CPU microseconds per request by process, when measured ("relay 310, edge 120, ..."). */
   cpuPerRequest?: string;
+  /** Share of the machine's CPU time given to other guests of the host during the case (%). */
+  stealPercent?: number;
 }
 
 const REQUEST_TIMEOUT_MS = 30_000;

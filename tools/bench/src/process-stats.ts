@@ -53,6 +53,13 @@ export function cpuMsOfCommand(name: string): number {
   return total;
 }
 
+/** The machine's CPU time so far, in clock ticks: all of it, and what the hypervisor gave other guests (steal). */
+function machineTicks(): { total: number; steal: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal (guest time is already in user)
+  return { total: fields.slice(0, 8).reduce((sum, value) => sum + value, 0), steal: fields[7] ?? 0 };
+}
+
 export interface WatchedProcess {
   name: string;
   pid: number;
@@ -72,15 +79,21 @@ function cpuSnapshot(processes: WatchedProcess[]): Map<string, number> {
 
 /**
  * Runs a case and notes, per process, the microseconds of CPU it spent per successful request
- * ("relay 250, edge 100, ..."): where the cores went, which latency alone does not tell.
+ * ("relay 250, edge 100, ..."): where the cores went, which latency alone does not tell. Also notes
+ * the share of the machine's CPU time the hypervisor gave to other guests meanwhile (steal): on a
+ * shared host it varies from 0 to 40% within minutes, and every figure of the case with it.
  */
-export async function withCpuCost<T extends { ok: number; cpuPerRequest?: string }>(
+export async function withCpuCost<T extends { ok: number; cpuPerRequest?: string; stealPercent?: number }>(
   processes: WatchedProcess[],
   run: () => Promise<T>,
 ): Promise<T> {
   const before = cpuSnapshot(processes);
+  const machineBefore = machineTicks();
   const result = await run();
   const after = cpuSnapshot(processes);
+  const machineAfter = machineTicks();
+  const ticks = machineAfter.total - machineBefore.total;
+  if (ticks > 0) result.stealPercent = (100 * (machineAfter.steal - machineBefore.steal)) / ticks;
   if (result.ok > 0) {
     result.cpuPerRequest = [...after]
       .map(([name, ms]) => ({ name, us: ((ms - (before.get(name) ?? 0)) * 1000) / result.ok }))

@@ -43,6 +43,14 @@ function errorsCell(errors: number, kinds: string[]): string {
   return errors === 0 ? '0' : `${errors} (${kinds.join(', ')})`;
 }
 
+/** Steal during the case, then the CPU per request or stream of each process. */
+function costNote(result: { cpuPerRequest?: string; stealPercent?: number }, unit: string): string {
+  const notes: string[] = [];
+  if (result.stealPercent !== undefined) notes.push(`steal ${result.stealPercent.toFixed(0)}%`);
+  if (result.cpuPerRequest) notes.push(`CPU us/${unit}: ${result.cpuPerRequest}`);
+  return notes.join('; ');
+}
+
 function loadRow(run: number, label: string, target: TargetName, result: LoadResult, direct: LoadResult | undefined): string[] {
   const isDirect = target === 'upstream' || direct === undefined;
   return [
@@ -55,7 +63,7 @@ function loadRow(run: number, label: string, target: TargetName, result: LoadRes
     isDirect ? '' : formatDelta(result.latency.p50 - direct.latency.p50),
     isDirect ? '' : formatDelta(result.latency.p99 - direct.latency.p99),
     errorsCell(result.errors, result.errorKinds),
-    result.cpuPerRequest ? `CPU us/request: ${result.cpuPerRequest}` : '',
+    costNote(result, 'request'),
   ];
 }
 
@@ -73,8 +81,9 @@ function streamRow(run: number, label: string, target: TargetName, result: Strea
     isDirect ? '' : formatDelta(result.firstByte.p50 - direct.firstByte.p50),
     isDirect ? '' : formatDelta(result.firstByte.p99 - direct.firstByte.p99),
     errorsCell(result.errors, result.errorKinds),
-    `${gap}${addedGap}; merged chunks ${result.merged}/${result.chunks}; ${result.ok}/${result.streams} complete` +
-      (result.cpuPerRequest ? `; CPU us/stream: ${result.cpuPerRequest}` : ''),
+    [`${gap}${addedGap}; merged chunks ${result.merged}/${result.chunks}; ${result.ok}/${result.streams} complete`, costNote(result, 'stream')]
+      .filter(Boolean)
+      .join('; '),
   ];
 }
 

@@ -23,6 +23,8 @@ export interface StreamResult {
   chunks: number;
   /** CPU microseconds per stream by process, when measured. */
   cpuPerRequest?: string;
+  /** Share of the machine's CPU time given to other guests of the host during the case (%). */
+  stealPercent?: number;
 }
 
 const STREAM_TIMEOUT_MS = 60_000;
