@@ -3,7 +3,7 @@ import type * as O200k from 'gpt-tokenizer/encoding/o200k_base';
 /**
  * The o200k tokenizer, loaded on first use: its tables cost ~55 MB of resident memory, and it is
  * only needed when an upstream reports no usage (OpenAI and Gemini always do; the relay asks
- * OpenAI streams for it).
+ * OpenAI streams for it). Loading it holds the event loop once, for ~0.25 s.
  */
 let o200k: typeof O200k | undefined;
 
