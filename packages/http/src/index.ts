@@ -6,3 +6,4 @@ export * from './access-log';
 export * from './server';
 export * from './metrics';
 export * from './metrics-text';
+export * from './backpressure';

@@ -3,6 +3,8 @@
 // faults a relay must survive. Also the upstream of `pnpm bench`, so the success path is lean.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+// The subpath, not the package: the fake stays free of Express and prom-client.
+import { drainedOrClosed } from '@modelgate/http/backpressure';
 
 export const FAKE_MODES = [
   'ok',
@@ -188,18 +190,6 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 }
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-function drainedOrClosed(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
-}
 
 export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Promise<FakeUpstream> {
   const record = initial.record ?? true;

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { AppError } from '@modelgate/errors';
+import { drainedOrClosed } from '@modelgate/http';
 import { classifyUpstreamError, UpstreamFailure, type UpstreamResponse } from '../upstream/client';
 import { type SseEvent, SseParser } from '../upstream/sse';
 
@@ -39,19 +40,6 @@ const SSE_HEADERS = {
   'Cache-Control': 'no-cache',
   'X-Accel-Buffering': 'no',
 };
-
-/** Resolves when the client can take more (or is gone): a slow reader slows the upstream read. */
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
-}
 
 function failureOf(err: unknown): AppError {
   if (err instanceof StreamEventError) return new AppError('upstream_error', err.message);
@@ -142,7 +130,7 @@ export function relayEventStream(
       } else if (!more && !waiting) {
         waiting = true;
         body.pause();
-        void drained(res).then(() => {
+        void drainedOrClosed(res).then(() => {
           waiting = false;
           if (!finished && !signal.aborted) body.resume();
         });
