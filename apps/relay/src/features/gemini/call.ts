@@ -6,6 +6,7 @@ import { countDeliveredTokens, reportedTokenSum } from '../relay/tokens';
 import { maskUpstreamText } from '../relay/upstream-errors';
 import { readBody, UpstreamFailure, type UpstreamResponse } from '../upstream/client';
 import type { SseEvent } from '../upstream/sse';
+import { countPromptTokens, estimateGenerateContent, type GenerateContentRequest } from './request';
 
 interface UsageMetadata {
   promptTokenCount?: unknown;
@@ -45,17 +46,19 @@ const JSON_CONTENT_TYPE = 'application/json; charset=UTF-8';
 export class GeminiCall implements RelayCall {
   readonly kind = 'gemini' as const;
 
+  readonly estimate: Usage;
+
   constructor(
     private readonly raw: Buffer,
+    private readonly body: GenerateContentRequest,
     readonly model: string,
     readonly stream: boolean,
-    readonly estimate: Usage,
-    /** Counts the prompt (see RelayCall.promptTokens). */
-    private readonly countPrompt: () => number,
-  ) {}
+  ) {
+    this.estimate = estimateGenerateContent(body);
+  }
 
   promptTokens(): number {
-    return this.countPrompt();
+    return countPromptTokens(this.body);
   }
 
   /** The client's body byte-for-byte (TTS `speechConfig` included); only the channel's key is added. */

@@ -4,7 +4,7 @@ import type { KeyCache } from '../keys/key-cache';
 import { jsonBytes, rawBody } from '../relay/body';
 import type { RelayService } from '../relay/service';
 import { GeminiCall } from './call';
-import { countPromptTokens, estimateGenerateContent, GEMINI_METHODS, parseGenerateContentRequest, parseTarget } from './request';
+import { GEMINI_METHODS, parseGenerateContentRequest, parseTarget } from './request';
 
 /** `/v1beta/models/:target` and `/v1/models/:target` as Express matches them (case-insensitive, optional trailing slash). */
 const TARGET_PATH = /^\/(?:v1beta|v1)\/models\/([^/]+)\/?$/i;
@@ -28,7 +28,7 @@ export function geminiRoute(keys: KeyCache, relay: RelayService, maxBodyMb: numb
         const { model, method } = parseTarget(String(req.params.target));
         const raw = jsonBytes(req);
         const body = parseGenerateContentRequest(raw);
-        const call = new GeminiCall(raw, model, GEMINI_METHODS[method], estimateGenerateContent(body), () => countPromptTokens(body));
+        const call = new GeminiCall(raw, body, model, GEMINI_METHODS[method]);
         await relay.relay(req, res, authContextOf(res), call);
       },
     ],
