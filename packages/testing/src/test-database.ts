@@ -1,6 +1,7 @@
 // Private, migrated databases for test runs. Each run clones a template database that already has
 // every migration applied (one template per migration set), which takes a fraction of a second.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
 import {
   applyMigrations,
   databaseExists,
@@ -12,8 +13,14 @@ import {
 } from '@modelgate/db';
 
 export const TEST_DATABASE_PREFIX = 'mg_test_';
-const TEMPLATE_PREFIX = 'mg_tpl_';
 const BUILD_PREFIX = 'mg_tplbuild_';
+
+/**
+ * Templates are scoped by checkout (a hash of its path), so a checkout only ever prunes its own
+ * stale templates and two checkouts with different migrations can test against one server at once.
+ */
+const CHECKOUT_SCOPE = createHash('sha256').update(resolve(__dirname, '../../..')).digest('hex').slice(0, 8);
+export const TEMPLATE_PREFIX = `mg_tpl_${CHECKOUT_SCOPE}_`;
 
 const DUPLICATE_DATABASE = '42P04';
 const INVALID_CATALOG_NAME = '3D000';
@@ -54,12 +61,15 @@ async function ensureTemplate(serverUrl: string): Promise<string> {
   return template;
 }
 
-/** Templates of older migration sets; one still being cloned by another run stays (DROP refuses). */
-async function dropStaleTemplates(serverUrl: string, current: string): Promise<void> {
+/**
+ * This checkout's templates of older migration sets; one still being cloned by another run stays
+ * (DROP refuses). Other checkouts' templates are never touched.
+ */
+export async function dropStaleTemplates(serverUrl: string, current: string): Promise<void> {
   const { rows } = await runOnServer(
     serverUrl,
-    "SELECT datname FROM pg_database WHERE datname LIKE 'mg\\_tpl\\_%' AND datname <> $1",
-    [current],
+    'SELECT datname FROM pg_database WHERE starts_with(datname, $1) AND datname <> $2',
+    [TEMPLATE_PREFIX, current],
   );
   for (const { datname } of rows as { datname: string }[]) {
     await runOnServer(serverUrl, `DROP DATABASE IF EXISTS ${quoteIdentifier(datname)}`).catch(() => undefined);

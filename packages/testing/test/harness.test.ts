@@ -6,6 +6,7 @@ import pg from 'pg';
 import globalSetup from '../src/global-setup';
 import globalTeardown from '../src/global-teardown';
 import { createTestDatabase, createTestRedis, dropTestDatabase, redisPrefix, testDatabaseUrl } from '../src';
+import { dropStaleTemplates, TEMPLATE_PREFIX } from '../src/test-database';
 
 const serverUrl = process.env.DATABASE_URL as string;
 
@@ -108,5 +109,29 @@ describe('Jest global setup and teardown', () => {
     expect(process.env.REDIS_PREFIX).toMatch(/^mgtest:[0-9a-f]{12}:$/);
     expect((await databaseNames('mg\\_test\\_%')).length).toBeLessThanOrEqual(before.length);
     await globalTeardown();
+  });
+});
+
+describe('templates on a server shared by several checkouts', () => {
+  const otherCheckouts = 'mg_tpl_00000000_0123456789abcdef';
+  const ownStale = `${TEMPLATE_PREFIX}stale0000000000`;
+
+  afterAll(async () => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    for (const name of [otherCheckouts, ownStale]) await client.query(`DROP DATABASE IF EXISTS "${name}"`);
+    await client.end();
+  });
+
+  it("prunes this checkout's stale templates and leaves other checkouts' templates alone", async () => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    for (const name of [otherCheckouts, ownStale]) await client.query(`CREATE DATABASE "${name}"`);
+    await client.end();
+
+    await dropStaleTemplates(serverUrl, `${TEMPLATE_PREFIX}current00000000`);
+
+    expect(await databaseNames(otherCheckouts)).toEqual([otherCheckouts]);
+    expect(await databaseNames(ownStale)).toEqual([]);
   });
 });
