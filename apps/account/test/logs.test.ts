@@ -132,8 +132,9 @@ describe('GET /api/log/ (admin)', () => {
     expectFailure(await user.agent.get('/api/log/'), 403, 'forbidden');
   });
 
-  it('caps page_size at 100', async () => {
+  it('refuses page_size above 100 (CONTRACT 1.1)', async () => {
     const admin = await loggedInUser(account, { role: ROLE.admin });
-    expect(expectOk(await admin.agent.get('/api/log/?page_size=1000'))).toMatchObject({ page_size: 100, page: 1 });
+    expectFailure(await admin.agent.get('/api/log/?page_size=1000'), 400, 'invalid_request', /^page_size: /);
+    expect(expectOk(await admin.agent.get('/api/log/?page_size=100'))).toMatchObject({ page_size: 100, page: 1 });
   });
 });

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { z } from 'zod';
 import { AppError } from '@modelgate/errors';
 import { createLogger } from '@modelgate/logger';
-import { createServiceMetrics, errorHandler, healthRouter, notFound, pageOf, parseOrThrow, requestId } from '../src';
+import { createServiceMetrics, errorHandler, healthRouter, MAX_PAGE, notFound, pageOf, parseOrThrow, rejectNulCharacters, requestId } from '../src';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 
@@ -76,8 +76,64 @@ describe('http helpers', () => {
     expect(metrics.text).toMatch(/http_request_duration_seconds_count\{[^}]*route="\/things"[^}]*status="200"/);
   });
 
-  it('clamps pagination', () => {
-    expect(pageOf({ p: '3', page_size: '500' })).toEqual({ page: 3, pageSize: 100, skip: 200 });
+});
+
+/** The AppError a call throws, as its code, message and param. */
+function thrown(run: () => unknown): { code: string; message: string; param: unknown } {
+  try {
+    run();
+  } catch (err) {
+    const { code, message, param } = err as AppError;
+    return { code, message, param };
+  }
+  throw new Error('nothing thrown');
+}
+
+describe('pagination', () => {
+  it('reads p and page_size, empty parameters as the defaults', () => {
+    expect(pageOf({ p: '3', page_size: '100' })).toEqual({ page: 3, pageSize: 100, skip: 200 });
     expect(pageOf({})).toEqual({ page: 1, pageSize: 10, skip: 0 });
+    expect(pageOf({ p: '', page_size: '' })).toEqual({ page: 1, pageSize: 10, skip: 0 });
+    expect(pageOf({ p: String(MAX_PAGE), page_size: '1' })).toEqual({ page: MAX_PAGE, pageSize: 1, skip: MAX_PAGE - 1 });
+  });
+
+  it.each([
+    [{ p: '10000000000000000000000000000' }, 'p'],
+    [{ p: String(MAX_PAGE + 1) }, 'p'],
+    [{ p: '0' }, 'p'],
+    [{ p: '-1' }, 'p'],
+    [{ p: '2.5' }, 'p'],
+    [{ p: '1e3' }, 'p'],
+    [{ p: ['1', '2'] }, 'p'],
+    [{ page_size: '101' }, 'page_size'],
+    [{ page_size: '0' }, 'page_size'],
+    [{ page_size: 'ten' }, 'page_size'],
+  ])('refuses %j with a 400 naming the parameter', (query, param) => {
+    expect(thrown(() => pageOf(query))).toEqual({ code: 'invalid_request', message: expect.stringMatching(new RegExp(`^${param}: `)), param });
+  });
+});
+
+describe('NUL characters', () => {
+  const schema = z.object({ name: z.string(), tags: z.array(z.string()), meta: z.record(z.string(), z.string()) }).strict();
+
+  it('are refused anywhere in parsed input, naming the first field that holds one', () => {
+    expect(thrown(() => parseOrThrow(schema, { name: 'a\u0000', tags: [] }))).toMatchObject({ code: 'invalid_request', param: 'name' });
+    expect(thrown(() => parseOrThrow(schema, { name: 'a', tags: ['x', 'y\u0000'] }))).toMatchObject({ param: 'tags.1' });
+    expect(thrown(() => parseOrThrow(schema, { name: 'a', tags: [], meta: { ['k\u0000']: 'v' } }))).toMatchObject({ param: 'meta' });
+    expect(thrown(() => parseOrThrow(schema, { unknown: '\u0000', name: '\u0000' })).param).toBe('unknown');
+    expect(thrown(() => parseOrThrow(z.string(), '\u0000'))).toMatchObject({ message: expect.stringMatching(/^body: /), param: null });
+  });
+
+  it('are checked without recursion, so a deeply nested body is a 400, not a stack overflow', () => {
+    let deep: unknown = 'end';
+    for (let i = 0; i < 200_000; i++) deep = [deep];
+    expect(thrown(() => parseOrThrow(z.array(z.unknown()).max(0), deep))).toMatchObject({ code: 'invalid_request' });
+  });
+
+  it('are refused only in the stored fields when the caller names them', () => {
+    const loose = z.looseObject({ model: z.string() });
+    expect(parseOrThrow(loose, { model: 'm', prompt: 'a\u0000b' }, { storedFields: ['model'] })).toEqual({ model: 'm', prompt: 'a\u0000b' });
+    expect(thrown(() => parseOrThrow(loose, { model: 'm\u0000' }, { storedFields: ['model'] }))).toMatchObject({ param: 'model' });
+    expect(() => rejectNulCharacters({ model: 'm' })).not.toThrow();
   });
 });

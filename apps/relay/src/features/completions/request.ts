@@ -24,10 +24,13 @@ export type CompletionRequest = z.output<typeof completionRequestSchema> & Recor
 
 export const DEFAULT_MAX_TOKENS = 4096;
 
-/** Parses the raw body once; the parsed object keeps every field the client sent. */
+/**
+ * Parses the raw body once; the parsed object keeps every field the client sent. Only `model` is
+ * stored (on the consume row), so only it is refused with a NUL; the prompt may hold anything.
+ */
 export function parseCompletionRequest(raw: Buffer): CompletionRequest {
   const body = parseJsonObject(raw);
-  parseOrThrow(completionRequestSchema, body);
+  parseOrThrow(completionRequestSchema, body, { storedFields: ['model'] });
   return body as CompletionRequest;
 }
 

@@ -1,5 +1,5 @@
 import { AppError } from '@modelgate/errors';
-import { parseOrThrow } from '@modelgate/http';
+import { parseOrThrow, rejectNulCharacters } from '@modelgate/http';
 import { z } from 'zod';
 import { parseJsonObject } from '../relay/json-body';
 import { countPromptTextTokens, estimateTextTokens } from '../relay/tokens';
@@ -20,7 +20,10 @@ export type GenerateContentRequest = z.output<typeof generateContentSchema>;
 export const GEMINI_METHODS = { generateContent: false, streamGenerateContent: true } as const;
 export type GeminiMethod = keyof typeof GEMINI_METHODS;
 
-/** `gemini-2.5-flash:generateContent` -> model and method; 404 for another method. */
+/**
+ * `gemini-2.5-flash:generateContent` -> model and method; 404 for another method, 400 for a model
+ * with a NUL (the model is stored on the consume row).
+ */
 export function parseTarget(target: string): { model: string; method: GeminiMethod } {
   const colon = target.lastIndexOf(':');
   const method = colon === -1 ? '' : target.slice(colon + 1);
@@ -28,12 +31,14 @@ export function parseTarget(target: string): { model: string; method: GeminiMeth
   if (!model || !Object.hasOwn(GEMINI_METHODS, method)) {
     throw new AppError('not_found', `unsupported operation ${target}`);
   }
+  rejectNulCharacters({ model });
   return { model, method: method as GeminiMethod };
 }
 
+/** The body is forwarded and never stored: NUL characters in it are the provider's business. */
 export function parseGenerateContentRequest(raw: Buffer): GenerateContentRequest {
   const body = parseJsonObject(raw);
-  return parseOrThrow(generateContentSchema, body);
+  return parseOrThrow(generateContentSchema, body, { storedFields: [] });
 }
 
 /** Google's flat price for a non-text part (image, audio, file) in a prompt. */
