@@ -33,11 +33,13 @@ export function channelBaseUrl(channel: { type: ChannelType; baseUrl: string }):
 }
 
 /**
- * A channel's `model_mapping` text (JSON object: requested model -> upstream model) as a record;
- * '' (or blank) maps nothing. Throws an Error saying what is wrong with the text.
+ * A channel's `model_mapping` text (JSON object: requested model -> upstream model) as a Map (so a
+ * model named like an Object.prototype member is an ordinary entry); '' (or blank) maps nothing.
+ * Throws an Error saying what is wrong with the text.
  */
-export function parseModelMapping(text: string): Record<string, string> {
-  if (text.trim() === '') return {};
+export function parseModelMapping(text: string): Map<string, string> {
+  const mapping = new Map<string, string>();
+  if (text.trim() === '') return mapping;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -47,12 +49,11 @@ export function parseModelMapping(text: string): Record<string, string> {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new Error('must be a JSON object mapping model names to model names');
   }
-  const mapping: Record<string, string> = {};
   for (const [from, to] of Object.entries(parsed)) {
     if (from === '' || typeof to !== 'string' || to === '') {
       throw new Error(`entry ${JSON.stringify(from)} must map a model name to a non-empty model name`);
     }
-    mapping[from] = to;
+    mapping.set(from, to);
   }
   return mapping;
 }

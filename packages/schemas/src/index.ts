@@ -1,4 +1,5 @@
 export * from './domain';
 export * from './ip-allow-list';
+export * from './names';
 export * from './options';
 export * from './invalidation';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isReservedName, RESERVED_NAME_MESSAGE } from './names';
 
 /**
  * Runtime options (CONTRACT 3.4): stored as text in the `options` table, written by the account
@@ -45,19 +46,35 @@ const booleanOption = z.unknown().transform((value, ctx) => {
 
 const stringOption = z.string({ error: 'must be a string' });
 
-/** A JSON object of name -> ratio, as its JSON text or the object itself. */
-const ratioMapOption = z
-  .unknown()
-  .transform((value, ctx) => {
-    if (typeof value !== 'string') return value;
+/**
+ * A JSON object of name -> ratio, as its JSON text or the object itself, read into a Map: a model or
+ * group named like an Object.prototype member (`constructor`) then reads as absent, never as an
+ * inherited function. Stored maps keep such keys harmlessly; `normalizeOptionValue` refuses them.
+ */
+const ratioMapOption = z.unknown().transform((value, ctx) => {
+  let parsed: unknown = value;
+  if (typeof value === 'string') {
     try {
-      return JSON.parse(value) as unknown;
+      parsed = JSON.parse(value);
     } catch {
       ctx.addIssue({ code: 'custom', message: 'must be JSON text' });
       return z.NEVER;
     }
-  })
-  .pipe(z.record(z.string().min(1), z.number().min(0), { error: 'must be a JSON object of name -> non-negative number' }));
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    ctx.addIssue({ code: 'custom', message: 'must be a JSON object of name -> non-negative number' });
+    return z.NEVER;
+  }
+  const ratios = new Map<string, number>();
+  for (const [name, ratio] of Object.entries(parsed)) {
+    if (name === '' || typeof ratio !== 'number' || !Number.isFinite(ratio) || ratio < 0) {
+      ctx.addIssue({ code: 'custom', message: `entry ${JSON.stringify(name)} must map a name to a non-negative number` });
+      return z.NEVER;
+    }
+    ratios.set(name, ratio);
+  }
+  return ratios as ReadonlyMap<string, number>;
+});
 
 const nonNegativeInt = integerOption(0, Number.MAX_SAFE_INTEGER);
 const positiveInt = integerOption(1, Number.MAX_SAFE_INTEGER);
@@ -115,13 +132,19 @@ export function isOptionKey(key: string): key is OptionKey {
 /**
  * Turns what a client sent (text, or a JSON number / boolean / object) into the stored text form,
  * normalised ('007' and 7 are both stored as '7'); throws a message naming the key and the problem.
+ * A ratio map may not name a model or group after an Object.prototype member.
  */
 export function normalizeOptionValue(key: OptionKey, value: unknown): string {
   if (value === undefined) throw new Error(`${key}: value is required`);
   const parsed = OPTION_DEFINITIONS[key].schema.safeParse(value);
   if (!parsed.success) throw new Error(`${key}: ${parsed.error.issues[0]?.message ?? 'invalid value'}`);
   const data: unknown = parsed.data;
-  return typeof data === 'string' ? data : typeof data === 'object' ? JSON.stringify(data) : String(data);
+  if (data instanceof Map) {
+    const reserved = [...data.keys()].find((name: string) => isReservedName(name));
+    if (reserved !== undefined) throw new Error(`${key}: key ${JSON.stringify(reserved)} ${RESERVED_NAME_MESSAGE}`);
+    return JSON.stringify(Object.fromEntries(data));
+  }
+  return typeof data === 'string' ? data : String(data);
 }
 
 /** Parses stored rows into typed values, falling back to defaults for missing or corrupt rows. */

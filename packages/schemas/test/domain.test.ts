@@ -10,10 +10,16 @@ describe('channelBaseUrl', () => {
 
 describe('parseModelMapping', () => {
   it('reads a JSON object of model names; blank text maps nothing', () => {
-    expect(parseModelMapping('{"gpt-4o-mini": "gpt-4o-mini-2024-07-18"}')).toEqual({ 'gpt-4o-mini': 'gpt-4o-mini-2024-07-18' });
-    expect(parseModelMapping('')).toEqual({});
-    expect(parseModelMapping('  ')).toEqual({});
-    expect(parseModelMapping('{}')).toEqual({});
+    expect(parseModelMapping('{"gpt-4o-mini": "gpt-4o-mini-2024-07-18"}')).toEqual(new Map([['gpt-4o-mini', 'gpt-4o-mini-2024-07-18']]));
+    expect(parseModelMapping('')).toEqual(new Map());
+    expect(parseModelMapping('  ')).toEqual(new Map());
+    expect(parseModelMapping('{}')).toEqual(new Map());
+  });
+
+  it('keeps a model named like an Object.prototype member as an ordinary entry', () => {
+    const mapping = parseModelMapping('{"__proto__": "a", "constructor": "b"}');
+    expect([...mapping]).toEqual([['__proto__', 'a'], ['constructor', 'b']]);
+    expect(mapping.get('toString')).toBeUndefined();
   });
 
   it.each([

@@ -9,7 +9,7 @@ describe('options', () => {
     ]);
     expect(values.RetryTimes).toBe(5);
     expect(values.QuotaPerUnit).toBe(500000);
-    expect(values.ModelRatio).toEqual(DEFAULT_MODEL_RATIO);
+    expect(values.ModelRatio).toEqual(new Map(Object.entries(DEFAULT_MODEL_RATIO)));
     expect(values.RegisterEnabled).toBe(true);
   });
 
@@ -70,6 +70,19 @@ describe('options', () => {
     ]);
     expect(values.RetryTimes).toBe(2);
     expect(values.QuotaForNewUser).toBe(0);
+  });
+
+  it('reads ratio maps into Maps: a name like an Object.prototype member is an entry or absent, never inherited', () => {
+    const values = parseOptions([{ key: 'ModelRatio', value: '{"__proto__": 3, "constructor": 2, "m": 1}' }]);
+    expect([...values.ModelRatio]).toEqual([['__proto__', 3], ['constructor', 2], ['m', 1]]);
+    expect(values.ModelRatio.get('toString')).toBeUndefined();
+    expect(parseOptions([]).GroupRatio.get('constructor')).toBeUndefined();
+  });
+
+  it.each(['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'])('refuses %j as a ratio map key', (name) => {
+    expect(() => normalizeOptionValue('ModelRatio', `{"m": 1, "${name}": 2}`)).toThrow(new RegExp(`ModelRatio: key "${name}" must not be`));
+    expect(() => normalizeOptionValue('GroupRatio', JSON.parse(`{"${name}": 1}`))).toThrow(/GroupRatio: key/);
+    expect(normalizeOptionValue('CompletionRatio', { Constructor: 1, [`my${name}model`]: 2 })).toBe(`{"Constructor":1,"my${name}model":2}`);
   });
 
   it('marks the Stripe secrets as secret', () => {

@@ -1,21 +1,13 @@
 import { pageOf, parseOrThrow } from '@modelgate/http';
-import { CHANNEL_STATUS, CHANNEL_TYPE, parseModelMapping, ROLE } from '@modelgate/schemas';
+import { CHANNEL_STATUS, CHANNEL_TYPE, isReservedName, parseModelMapping, RESERVED_NAME_MESSAGE, ROLE } from '@modelgate/schemas';
 import { Router } from 'express';
 import { z } from 'zod';
 import type { AccountDeps } from '../../app';
 import { sendData } from '../../lib/envelope';
 import { idParam } from '../../lib/params';
 import { requireUser } from '../auth/require-user';
-import { groupSchema } from '../users/fields';
+import { commaList, groupSchema, modelNameSchema } from '../users/fields';
 import { createChannel, editChannel, getChannel, listChannels, removeChannel, removeChannels, runChannelTest } from './service';
-
-const commaList = (item: z.ZodType<string, string>, what: string) =>
-  z
-    .string()
-    .max(20_000)
-    .transform((text) => text.split(',').map((entry) => entry.trim()).filter(Boolean))
-    .pipe(z.array(item).min(1, `at least one ${what}`))
-    .transform((entries) => [...new Set(entries)].join(','));
 
 const baseUrl = z
   .string()
@@ -30,13 +22,19 @@ const modelMapping = z.unknown().transform((value, ctx) => {
     ctx.addIssue({ code: 'custom', message: 'must be at most 20000 characters of JSON' });
     return z.NEVER;
   }
+  let mapping: Map<string, string>;
   try {
-    const mapping = parseModelMapping(text);
-    return Object.keys(mapping).length ? JSON.stringify(mapping) : '';
+    mapping = parseModelMapping(text);
   } catch (err) {
     ctx.addIssue({ code: 'custom', message: (err as Error).message });
     return z.NEVER;
   }
+  const reserved = [...mapping].flat().find(isReservedName);
+  if (reserved !== undefined) {
+    ctx.addIssue({ code: 'custom', message: `model ${JSON.stringify(reserved)} ${RESERVED_NAME_MESSAGE}` });
+    return z.NEVER;
+  }
+  return mapping.size ? JSON.stringify(Object.fromEntries(mapping)) : '';
 });
 
 const channelFields = {
@@ -44,7 +42,7 @@ const channelFields = {
   type: z.union([z.literal(CHANNEL_TYPE.openai), z.literal(CHANNEL_TYPE.gemini)]),
   key: z.string().trim().min(1).max(10_000),
   base_url: baseUrl,
-  models: commaList(z.string().max(200), 'model'),
+  models: commaList(modelNameSchema, 'model'),
   groups: commaList(groupSchema, 'group'),
   priority: z.number().int().min(-1_000_000).max(1_000_000),
   weight: z.number().int().min(0).max(1_000_000),

@@ -131,7 +131,7 @@ export async function removeChannel(deps: AccountDeps, id: number): Promise<void
 
 function upstreamModel(channel: ChannelModel, requested: string): string {
   try {
-    return parseModelMapping(channel.modelMapping)[requested] ?? requested;
+    return parseModelMapping(channel.modelMapping).get(requested) ?? requested;
   } catch {
     // Validated on write; a row edited by hand maps nothing rather than failing the test.
     return requested;

@@ -20,8 +20,3 @@ export function generateApiKey(): NewApiKey {
 export function maskedKey(prefix: string, suffix: string): string {
   return `sk-${prefix}...${suffix}`;
 }
-
-/** Comma-separated model names, trimmed, empties dropped. */
-export function normalizeModelList(text: string): string {
-  return text.split(',').map((model) => model.trim()).filter(Boolean).join(',');
-}

@@ -6,7 +6,7 @@ import type { AccountDeps } from '../../app';
 import { sendData } from '../../lib/envelope';
 import { idParam } from '../../lib/params';
 import { currentUser, requireUser } from '../auth/require-user';
-import { groupSchema } from '../users/fields';
+import { commaList, groupSchema, modelNameSchema } from '../users/fields';
 import { createToken, deleteToken, getToken, listTokens, updateToken } from './service';
 
 const tokenFields = {
@@ -14,7 +14,8 @@ const tokenFields = {
   unlimited_quota: z.boolean().optional(),
   expired_time: z.number().int().min(-1).max(253_402_300_799).optional(),
   model_limits_enabled: z.boolean().optional(),
-  model_limits: z.string().max(10_000).optional(),
+  /** '' for none. */
+  model_limits: commaList(modelNameSchema, 'model', false).optional(),
   allow_ips: z.string().max(10_000).optional(),
   group: z.union([groupSchema, z.literal('')]).optional(),
 };

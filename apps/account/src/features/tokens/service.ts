@@ -6,7 +6,7 @@ import { nowMs, unixSeconds } from '../../lib/clock';
 import type { Page, PageRequest } from '../../lib/envelope';
 import { publishInvalidation } from '../../lib/invalidation';
 import type { AuthenticatedUser } from '../auth/require-user';
-import { generateApiKey, maskedKey, normalizeModelList } from './keys';
+import { generateApiKey, maskedKey } from './keys';
 import { deleteOwnToken, findOwnToken, findOwnTokenPage, insertToken, updateOwnToken } from './repository';
 
 const NEVER = -1;
@@ -68,7 +68,7 @@ async function columnsOf(deps: AccountDeps, user: AuthenticatedUser, input: Toke
     unlimitedQuota: input.unlimited_quota,
     expiresAt,
     modelLimitsEnabled: input.model_limits_enabled,
-    modelLimits: input.model_limits === undefined ? undefined : normalizeModelList(input.model_limits),
+    modelLimits: input.model_limits,
     allowIps,
     group: input.group,
   };
@@ -77,7 +77,7 @@ async function columnsOf(deps: AccountDeps, user: AuthenticatedUser, input: Toke
 /** A key's group picks channels and prices: users may only use their own; admins any priced group. */
 async function assertGroupUsable(deps: AccountDeps, user: AuthenticatedUser, group: string): Promise<void> {
   if (group === user.group) return;
-  if (user.role >= ROLE.admin && Object.hasOwn((await readOptions(deps.prisma)).GroupRatio, group)) return;
+  if (user.role >= ROLE.admin && (await readOptions(deps.prisma)).GroupRatio.has(group)) return;
   throw new AppError('invalid_request', `group: "${group}" is not available to this user`, { param: 'group' });
 }
 

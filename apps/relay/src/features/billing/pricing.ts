@@ -8,14 +8,17 @@ export interface Price {
   groupRatio: number;
 }
 
-/** 400 `model_price_error` when the model has no ModelRatio (CONTRACT 1.3). */
+/**
+ * 400 `model_price_error` when the model has no ModelRatio (CONTRACT 1.3). The ratio maps are Maps:
+ * a model or group named `constructor` finds its own entry or none, never an inherited member.
+ */
 export function priceFor(options: OptionValues, model: string, group: string): Price {
-  const modelRatio = options.ModelRatio[model];
+  const modelRatio = options.ModelRatio.get(model);
   if (modelRatio === undefined) throw new AppError('model_price_error', `model ${model} has no price configured`);
   return {
     modelRatio,
-    completionRatio: options.CompletionRatio[model] ?? 1,
-    groupRatio: options.GroupRatio[group] ?? 1,
+    completionRatio: options.CompletionRatio.get(model) ?? 1,
+    groupRatio: options.GroupRatio.get(group) ?? 1,
   };
 }
 

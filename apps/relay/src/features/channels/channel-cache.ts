@@ -39,7 +39,7 @@ function splitList(text: string): string[] {
 /** The account service validates `model_mapping` on write; an unreadable one (written by hand) maps nothing. */
 function mappingOf(text: string): Map<string, string> {
   try {
-    return new Map(Object.entries(parseModelMapping(text)));
+    return parseModelMapping(text);
   } catch {
     return new Map();
   }
