@@ -3,6 +3,7 @@
 import {
   durationMs,
   envFileKeys,
+  environmentVariablesReadBy,
   environmentVariablesReadByServices,
   parseDockerfile,
   parseYaml,
@@ -21,6 +22,7 @@ interface ComposeService {
   ports?: string[];
   expose?: string[];
   network_mode?: string;
+  networks?: string[] | Record<string, { ipv4_address?: string } | null>;
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: { test?: string[]; disable?: boolean; interval?: string };
   restart?: string;
@@ -31,6 +33,7 @@ interface ComposeService {
 interface ComposeFile {
   name?: string;
   services: Record<string, ComposeService>;
+  networks?: Record<string, { internal?: boolean; ipam?: { config?: { subnet?: string; ip_range?: string }[] } } | null>;
 }
 
 const compose = parseYaml<ComposeFile>(readRepoFile('docker-compose.yml'));
@@ -38,6 +41,25 @@ const devOverride = parseYaml<ComposeFile>(readRepoFile('infra', 'compose', 'dev
 const services = compose.services;
 const DATA_SERVICES = ['account', 'relay', 'worker'] as const;
 const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+/** Settings the image itself sets (infra/docker/Dockerfile), which compose must not blank out. */
+const SET_BY_IMAGE = ['NODE_ENV'];
+const SECRETS = ['SESSION_SECRET', 'CRYPTO_SECRET', 'STRIPE_API_SECRET', 'STRIPE_WEBHOOK_SECRET', 'STRIPE_PRICE_ID', 'ROOT_PASSWORD', 'DATABASE_URL', 'REDIS_URL'];
+
+/** `KEY: ${KEY:-}`: the operator's value from .env, or unset (the service's default) when empty. */
+const passedThrough = (key: string, value: string) => value === `\${${key}:-}`;
+
+function networksOf(service: ComposeService): string[] {
+  const networks = service.networks ?? ['default'];
+  return (Array.isArray(networks) ? networks : Object.keys(networks)).sort();
+}
+
+/** In-range check for IPv4 CIDRs, enough for the compose subnet. */
+function inIpv4Range(address: string, cidr: string): boolean {
+  const number = (ip: string) => ip.split('.').reduce((sum, part) => sum * 256 + Number(part), 0);
+  const [network, bits] = cidr.split('/');
+  const size = 2 ** (32 - Number(bits));
+  return Math.floor(number(address) / size) === Math.floor(number(network) / size);
+}
 
 describe('docker-compose.yml', () => {
   it('runs PostgreSQL, Redis, the one-shot migration and the four services', () => {
@@ -97,24 +119,79 @@ describe('docker-compose.yml', () => {
       expect(services[name].environment?.[`${name.toUpperCase()}_PORT`]).toBe(String(SERVICE_PORTS[name]));
     }
     expect(services.edge.environment).toMatchObject({ RELAY_URL: 'http://relay:3001', ACCOUNT_URL: 'http://account:3002' });
-    for (const name of [...DATA_SERVICES, 'migrate']) {
+    for (const name of DATA_SERVICES) {
       expect(services[name].environment).toMatchObject({
         DATABASE_URL: 'postgresql://postgres:${POSTGRES_PASSWORD}@postgres:5432/modelgate',
         REDIS_URL: 'redis://redis:6379',
       });
     }
+    expect(services.migrate.environment).toEqual({ DATABASE_URL: 'postgresql://postgres:${POSTGRES_PASSWORD}@postgres:5432/modelgate' });
     expect(services.postgres.environment).toEqual({ POSTGRES_DB: 'modelgate', POSTGRES_PASSWORD: '${POSTGRES_PASSWORD}' });
   });
 
-  it('reads secrets from .env and gives every service time to drain before it is killed', () => {
+  it('gives every service time to drain before it is killed', () => {
     for (const name of SERVICES) {
       const service = services[name];
-      expect(service.env_file).toBe('.env');
       expect(service.restart).toBe('unless-stopped');
       expect(service.read_only).toBe(true);
-      const drainMs = Number(service.environment?.SHUTDOWN_TIMEOUT_MS ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
+      const configured = service.environment?.SHUTDOWN_TIMEOUT_MS;
+      const drainMs = configured === undefined || passedThrough('SHUTDOWN_TIMEOUT_MS', configured) ? DEFAULT_SHUTDOWN_TIMEOUT_MS : Number(configured);
       expect(durationMs(service.stop_grace_period ?? '10s')).toBeGreaterThan(drainMs);
     }
+  });
+});
+
+describe('docker-compose.yml: what each service is given and can reach', () => {
+  it.each(SERVICES)('%s gets exactly the variables its src/env.ts reads, and no env_file of everything', (name) => {
+    expect(services[name].env_file).toBeUndefined();
+    const expected = environmentVariablesReadBy(name).filter((key) => !SET_BY_IMAGE.includes(key));
+    expect(Object.keys(services[name].environment ?? {}).sort()).toEqual(expected);
+  });
+
+  it('gives each secret only to the services that use it: the edge none, the worker only its data URLs', () => {
+    const secretsOf = (name: string) => SECRETS.filter((key) => key in (services[name].environment ?? {}));
+    expect(secretsOf('edge')).toEqual([]);
+    expect(secretsOf('worker')).toEqual(['DATABASE_URL', 'REDIS_URL']);
+    expect(secretsOf('relay')).toEqual(['CRYPTO_SECRET', 'DATABASE_URL', 'REDIS_URL']);
+    expect(secretsOf('account')).toEqual(SECRETS);
+    expect(secretsOf('migrate')).toEqual(['DATABASE_URL']);
+  });
+
+  it('takes operator settings from .env by name, never blanking what the image sets', () => {
+    for (const name of SERVICES) {
+      const environment = services[name].environment ?? {};
+      for (const key of SET_BY_IMAGE) expect(environment).not.toHaveProperty(key);
+      // Every other interpolation hands through the variable of the same name (a typo would drop a setting).
+      const otherwise: Record<string, string> = {
+        DATABASE_URL: 'postgresql://postgres:${POSTGRES_PASSWORD}@postgres:5432/modelgate',
+        TRUSTED_PROXIES: '${EDGE_TRUSTED_PROXIES:-}',
+      };
+      for (const [key, value] of Object.entries(environment)) {
+        if (value.includes('${') && !passedThrough(key, value)) expect({ key, value }).toEqual({ key, value: otherwise[key] });
+      }
+    }
+  });
+
+  it('listens on every interface inside the containers (HOST)', () => {
+    for (const name of SERVICES) expect(services[name].environment?.HOST).toBe('0.0.0.0');
+  });
+
+  it('puts the edge on a network of its own with relay and account, at a fixed address they alone trust', () => {
+    const subnet = compose.networks?.['edge-net']?.ipam?.config?.[0];
+    const edgeNetworks = services.edge.networks as Record<string, { ipv4_address?: string }>;
+    expect(Object.keys(edgeNetworks)).toEqual(['edge-net']);
+    const edgeAddress = edgeNetworks['edge-net'].ipv4_address ?? '';
+    expect(inIpv4Range(edgeAddress, subnet?.subnet ?? '')).toBe(true);
+    // Addresses handed out to the other containers never include the edge's.
+    expect(inIpv4Range(edgeAddress, subnet?.ip_range ?? '')).toBe(false);
+    for (const name of ['relay', 'account']) {
+      expect(networksOf(services[name])).toEqual(['default', 'edge-net']);
+      expect(services[name].environment?.TRUSTED_PROXIES).toBe(edgeAddress);
+    }
+    // The edge cannot reach PostgreSQL, Redis or the worker at all.
+    for (const name of ['postgres', 'redis', 'migrate', 'worker']) expect(networksOf(services[name])).toEqual(['default']);
+    // The edge trusts a proxy in front only when the operator names one.
+    expect(services.edge.environment?.TRUSTED_PROXIES).toBe('${EDGE_TRUSTED_PROXIES:-}');
   });
 });
 
@@ -129,7 +206,10 @@ describe('infra/compose/dev.yml (PostgreSQL and Redis for `pnpm start` on the ho
 
 describe('.env.example', () => {
   const example = envFileKeys(readRepoFile('.env.example'));
-  const setByCompose = new Set(Object.values(services).flatMap((s) => Object.keys(s.environment ?? {})));
+  // Values compose fixes itself; `KEY: ${KEY:-}` entries hand the operator's setting through instead.
+  const setByCompose = new Set(
+    Object.values(services).flatMap((s) => Object.entries(s.environment ?? {}).filter(([key, value]) => !passedThrough(key, value)).map(([key]) => key)),
+  );
   const runtimeStage = parseDockerfile(readRepoFile('infra', 'docker', 'Dockerfile')).stages.at(-1);
   const setByImage = new Set(
     (runtimeStage?.instructions ?? [])
@@ -142,6 +222,11 @@ describe('.env.example', () => {
       (key) => !example.documented.includes(key) && !setByCompose.has(key) && !setByImage.has(key),
     );
     expect(undocumented).toEqual([]);
+  });
+
+  it('documents every variable docker-compose.yml takes from it', () => {
+    const interpolated = [...new Set([...readRepoFile('docker-compose.yml').matchAll(/\$\{([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]))];
+    expect(interpolated.filter((key) => !example.documented.includes(key))).toEqual([]);
   });
 
   it('asks for the required secrets, leaving them empty so that nothing insecure runs by default', () => {

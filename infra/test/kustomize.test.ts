@@ -1,6 +1,7 @@
 // infra/k8s rendered offline by `kubectl kustomize` (kubectl from Debian's kubernetes-client package is
 // enough: .ci/run installs it when missing), then checked object by object.
 import { execFileSync } from 'node:child_process';
+import { canConnect, isIsolated, selects, type Endpoint, type NetworkPolicy } from './network-policy';
 import { envFileKeys, METRICS_PORTS, parseYamlDocuments, readRepoFile, repoPath, SERVICE_PORTS, SERVICES, type ServiceName } from './support';
 
 interface K8sObject {
@@ -69,8 +70,10 @@ function namedPorts(name: ServiceName): { name: string; port: number }[] {
   return name === 'edge' ? [...ports, { name: 'metrics', port: METRICS_PORTS.edge }] : ports;
 }
 
-function selects(selector: Record<string, string>, labels: Record<string, string>): boolean {
-  return Object.entries(selector).every(([key, value]) => labels[key] === value);
+const matches = (selector: Record<string, string>, labels: Record<string, string>) => selects({ matchLabels: selector }, labels);
+
+interface ServiceObject extends K8sObject {
+  spec: { type?: string; selector: Record<string, string>; ports: unknown[] };
 }
 
 describe('kubectl kustomize infra/k8s', () => {
@@ -82,8 +85,10 @@ describe('kubectl kustomize infra/k8s', () => {
         'ConfigMap/modelgate-config',
         'Job/migrate',
         ...SERVICES.flatMap((s) => [`Deployment/${s}`, `Service/${s}`, `PodDisruptionBudget/${s}`]),
+        'Service/edge-metrics',
         'HorizontalPodAutoscaler/edge',
         'HorizontalPodAutoscaler/relay',
+        ...['default-deny', 'dns', 'edge', 'reached-through-edge', 'prometheus', 'postgresql', 'redis', 'upstream-apis'].map((n) => `NetworkPolicy/${n}`),
       ].sort(),
     );
     for (const object of rendered.filter((o) => o.kind !== 'Namespace')) {
@@ -142,19 +147,27 @@ describe('kubectl kustomize infra/k8s', () => {
     }
   });
 
-  it('exposes each Deployment through a Service that selects its pods on the named port', () => {
+  it('exposes each Deployment through a Service that selects its pods on the `http` port only', () => {
     for (const deployment of deployments) {
-      const service = find<K8sObject & { spec: { selector: Record<string, string>; ports: unknown[] } }>(
-        'Service',
-        deployment.metadata.name,
-      );
-      expect(selects(service.spec.selector, deployment.spec.template.metadata.labels)).toBe(true);
-      expect(selects(deployment.spec.selector?.matchLabels ?? {}, deployment.spec.template.metadata.labels)).toBe(true);
-      expect(service.spec.ports).toEqual(
-        namedPorts(deployment.metadata.name as ServiceName).map(({ name, port }) => ({ name, port, targetPort: name })),
-      );
+      const service = find<ServiceObject>('Service', deployment.metadata.name);
+      expect(matches(service.spec.selector, deployment.spec.template.metadata.labels)).toBe(true);
+      expect(matches(deployment.spec.selector?.matchLabels ?? {}, deployment.spec.template.metadata.labels)).toBe(true);
+      expect(service.spec.ports).toEqual([{ name: 'http', port: SERVICE_PORTS[deployment.metadata.name as ServiceName], targetPort: 'http' }]);
     }
     expect(configMap?.data).toMatchObject({ RELAY_URL: 'http://relay:3001', ACCOUNT_URL: 'http://account:3002' });
+  });
+
+  it('serves the edge metrics through a separate cluster-internal Service, so exposing `edge` publishes only the public port', () => {
+    const metrics = find<ServiceObject>('Service', 'edge-metrics');
+    expect(metrics.spec.type).toBe('ClusterIP');
+    expect(matches(metrics.spec.selector, find<Workload>('Deployment', 'edge').spec.template.metadata.labels)).toBe(true);
+    expect(metrics.spec.ports).toEqual([{ name: 'metrics', port: METRICS_PORTS.edge, targetPort: 'metrics' }]);
+  });
+
+  it('listens on every interface of the pod and trusts forwarded client addresses from the pod network only', () => {
+    expect(configMap?.data?.HOST).toBe('0.0.0.0');
+    expect(configMap?.data?.TRUSTED_PROXIES).toMatch(/^\d+\.\d+\.\d+\.\d+\/\d+$/);
+    expect(configMap?.data).not.toHaveProperty('EDGE_TRUST_PROXY_HOPS');
   });
 
   it.each(SERVICES)('%s: pods ask Prometheus to scrape /metrics on the port that serves it', (name) => {
@@ -190,7 +203,7 @@ describe('kubectl kustomize infra/k8s', () => {
       );
       expect(pdb.apiVersion).toBe('policy/v1');
       expect(pdb.spec.maxUnavailable).toBe(1);
-      expect(selects(pdb.spec.selector.matchLabels, deployment.spec.template.metadata.labels)).toBe(true);
+      expect(matches(pdb.spec.selector.matchLabels, deployment.spec.template.metadata.labels)).toBe(true);
     }
   });
 
@@ -223,5 +236,76 @@ describe('kubectl kustomize infra/k8s', () => {
     const [edge] = find<Workload>('Deployment', 'edge').spec.template.spec.containers;
     expect(edge.envFrom).toEqual([{ configMapRef: { name: configMap?.metadata.name } }]);
     expect(edge.env?.some((e) => e.valueFrom)).toBe(false);
+  });
+});
+
+describe('kubectl kustomize infra/k8s: NetworkPolicies', () => {
+  const policies = rendered.filter((o): o is K8sObject & NetworkPolicy => o.kind === 'NetworkPolicy');
+  const podOf = (workload: Workload): Extract<Endpoint, { kind: 'pod' }> => ({
+    kind: 'pod',
+    name: workload.metadata.name,
+    namespace: 'modelgate',
+    labels: workload.spec.template.metadata.labels,
+    ports: Object.fromEntries((workload.spec.template.spec.containers[0].ports ?? []).map((p) => [p.name, p.containerPort])),
+  });
+  const pods = [...deployments, job].map(podOf);
+  const pod = (name: string) => pods.find((p) => p.name === name)!;
+  const prometheus: Endpoint = { kind: 'pod', name: 'prometheus', namespace: 'monitoring', labels: { 'app.kubernetes.io/name': 'prometheus' }, ports: {} };
+  const otherPod: Endpoint = { kind: 'pod', name: 'another namespace', namespace: 'default', labels: { app: 'anything' }, ports: {} };
+  const client: Endpoint = { kind: 'external', name: 'internet client', address: '203.0.113.9' };
+  const outsiders = [client, otherPod, prometheus];
+  const everyone = [...outsiders, ...pods];
+  const names = (endpoints: Endpoint[]) => endpoints.map((e) => e.name);
+  const database: Endpoint = { kind: 'external', name: 'managed database', address: '10.20.0.5' };
+  const provider: Endpoint = { kind: 'external', name: 'model provider', address: '198.51.100.20' };
+  const resolver: Endpoint = { kind: 'external', name: 'kube-dns', address: '10.96.0.10' };
+
+  it('isolates every pod in both directions: what is not allowed is refused', () => {
+    for (const each of pods) expect({ pod: each.name, ingress: isIsolated(policies, each, 'Ingress'), egress: isIsolated(policies, each, 'Egress') }).toEqual({ pod: each.name, ingress: true, egress: true });
+  });
+
+  it("lets anyone reach the edge's public port, and only Prometheus its metrics port", () => {
+    const edge = pod('edge');
+    expect(names(outsiders.filter((source) => canConnect(policies, source, edge, SERVICE_PORTS.edge)))).toEqual(names(outsiders));
+    expect(names(everyone.filter((source) => canConnect(policies, source, edge, METRICS_PORTS.edge)))).toEqual(['prometheus']);
+  });
+
+  it.each(['relay', 'account'] as const)('lets only the edge reach %s (and Prometheus its /metrics on the same port)', (name) => {
+    expect(names(everyone.filter((source) => canConnect(policies, source, pod(name), SERVICE_PORTS[name])))).toEqual(['prometheus', 'edge']);
+  });
+
+  it("lets only Prometheus reach the worker's port (health and metrics only)", () => {
+    expect(names(everyone.filter((source) => canConnect(policies, source, pod('worker'), SERVICE_PORTS.worker)))).toEqual(['prometheus']);
+  });
+
+  it('limits the edge to the services behind it (and DNS)', () => {
+    const edge = pod('edge');
+    expect(names(pods.filter((target) => Object.values(target.ports).some((port) => canConnect(policies, edge, target, port))))).toEqual(['relay', 'account']);
+    expect([database, provider].flatMap((target) => [5432, 6379, 443].filter((port) => canConnect(policies, edge, target, port)))).toEqual([]);
+    expect(canConnect(policies, edge, resolver, 53, 'UDP')).toBe(true);
+  });
+
+  it('puts a new service behind the edge (the console) with one label in its pod template', () => {
+    const console: Endpoint = {
+      kind: 'pod',
+      name: 'console',
+      namespace: 'modelgate',
+      labels: { 'app.kubernetes.io/name': 'console', 'app.kubernetes.io/part-of': 'modelgate', 'modelgate/reached-through': 'edge' },
+      ports: { http: 3004 },
+    };
+    expect(names(everyone.filter((source) => canConnect(policies, source, console, 3004)))).toEqual(['prometheus', 'edge']);
+    expect(canConnect(policies, pod('edge'), console, 3004)).toBe(true);
+  });
+
+  it('lets only relay, account and worker reach Redis, and those and the migrate Job PostgreSQL', () => {
+    expect(names(pods.filter((source) => canConnect(policies, source, database, 5432)))).toEqual(['relay', 'account', 'worker', 'migrate']);
+    expect(names(pods.filter((source) => canConnect(policies, source, database, 6379)))).toEqual(['relay', 'account', 'worker']);
+  });
+
+  it('lets relay and account reach model providers and Stripe, and every pod resolve names', () => {
+    expect(names(pods.filter((source) => canConnect(policies, source, provider, 443)))).toEqual(['relay', 'account']);
+    for (const protocol of ['UDP', 'TCP'] as const) {
+      expect(names(pods.filter((source) => canConnect(policies, source, resolver, 53, protocol)))).toEqual(names(pods));
+    }
   });
 });

@@ -110,6 +110,25 @@ function declaredEnvKeys(source: string): string[] {
   return [...source.matchAll(/^\s*([A-Z][A-Z0-9_]*)\s*:/gm)].map((m) => m[1]);
 }
 
+/** Keys of each shared shape in packages/config (`export const commonEnvShape = { ... };`). */
+function sharedEnvShapes(): Map<string, string[]> {
+  const source = readRepoFile('packages', 'config', 'src', 'index.ts');
+  return new Map([...source.matchAll(/^export const (\w+EnvShape) = \{([\s\S]*?)^\};/gm)].map((m) => [m[1], declaredEnvKeys(m[2])]));
+}
+
+/** The environment variables one app reads: its env.ts and the shared shapes it spreads (`...dataEnvShape`). */
+export function environmentVariablesReadBy(app: string): string[] {
+  const source = readRepoFile('apps', app, 'src', 'env.ts');
+  const shapes = sharedEnvShapes();
+  const keys = new Set(declaredEnvKeys(source));
+  for (const [, shape] of source.matchAll(/\.\.\.(\w+EnvShape)/g)) {
+    const shapeKeys = shapes.get(shape);
+    if (!shapeKeys) throw new Error(`apps/${app}/src/env.ts spreads ${shape}, which packages/config does not export`);
+    for (const key of shapeKeys) keys.add(key);
+  }
+  return [...keys].sort();
+}
+
 /** Every environment variable some service reads: the apps' env.ts plus the shared shapes they spread. */
 export function environmentVariablesReadByServices(): string[] {
   const keys = new Set(declaredEnvKeys(readRepoFile('packages', 'config', 'src', 'index.ts')));

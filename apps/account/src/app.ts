@@ -2,7 +2,7 @@ import express, { type Express, type Request } from 'express';
 import { pingDatabase, type PrismaClient } from '@modelgate/db';
 import type { Logger } from '@modelgate/logger';
 import type { PaymentWebhookJob, Queue } from '@modelgate/queue';
-import { accessLog, errorHandler, healthRouter, notFound, requestId } from '@modelgate/http';
+import { accessLog, errorHandler, healthRouter, notFound, requestId, trustProxiesIn } from '@modelgate/http';
 import type { Redis } from 'ioredis';
 import type { AccountEnv } from './env';
 import { createAuthRouter } from './features/auth/router';
@@ -38,7 +38,8 @@ const callerOf = (req: Request) => (req.user ? { userId: req.user.id } : undefin
 export function createAccountApp(deps: AccountDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  // req.ip (per-address rate limits) is X-Forwarded-For only when the edge, a trusted proxy, sent it.
+  app.set('trust proxy', trustProxiesIn(deps.env.TRUSTED_PROXIES));
   app.use(requestId());
   app.use(deps.metrics.service.middleware);
   app.use(accessLog(deps.logger, { context: callerOf }));

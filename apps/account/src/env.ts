@@ -1,9 +1,10 @@
-import { commonEnvShape, dataEnvShape, env, loadEnvOrExit, secretOrDevFallback, z } from '@modelgate/config';
+import { behindEdgeEnvShape, commonEnvShape, dataEnvShape, env, loadEnvOrExit, secretOrDevFallback, z } from '@modelgate/config';
 
 export const accountEnvSchema = z
   .object({
     ...commonEnvShape,
     ...dataEnvShape,
+    ...behindEdgeEnvShape,
     ACCOUNT_PORT: env.port(3002),
     SESSION_SECRET: z.string().optional(),
     CRYPTO_SECRET: z.string().optional(),

@@ -25,6 +25,7 @@ async function main() {
   await runService(app, {
     name: 'account',
     logger,
+    host: env.HOST,
     port: env.ACCOUNT_PORT,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     closers: [() => prisma.$disconnect(), () => redis.quit(), () => paymentQueue.close(), () => queueConnection.quit()],

@@ -1,11 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { accessLog, errorHandler, healthRouter, notFound, requestId } from '@modelgate/http';
+import { accessLog, errorHandler, healthRouter, notFound, requestId, trustProxiesIn } from '@modelgate/http';
 import type { Logger } from '@modelgate/logger';
 import express, { type Express } from 'express';
 import type { EdgeEnv } from './env';
 import { serviceHealthCheck } from './features/health/service-checks';
 import { createEdgeMetrics, createMetricsApp, type EdgeMetrics } from './features/metrics/metrics';
-import { clientIpOf } from './features/proxy/client-ip';
 import { createEdgeProxy, type EdgeProxy } from './features/proxy/proxy';
 import { createUpstream } from './features/proxy/upstreams';
 
@@ -16,7 +15,7 @@ export type EdgeConfig = Pick<
   | 'MAX_REQUEST_BODY_MB'
   | 'EDGE_UPSTREAM_IDLE_TIMEOUT_MS'
   | 'EDGE_UPSTREAM_CONNECT_TIMEOUT_MS'
-  | 'EDGE_TRUST_PROXY_HOPS'
+  | 'TRUSTED_PROXIES'
 >;
 
 export interface EdgeDeps {
@@ -59,7 +58,6 @@ export function buildApp(config: EdgeConfig, deps: EdgeDeps): EdgeApp {
   };
   const metrics = createEdgeMetrics({ defaultMetrics: deps.defaultMetrics ?? false });
   const readinessTimeoutMs = deps.readinessTimeoutMs ?? 2000;
-  const trustedHops = config.EDGE_TRUST_PROXY_HOPS;
 
   // No body parser anywhere: bodies stream through untouched (Stripe signatures, SSE, uploads).
   const proxy = createEdgeProxy({
@@ -67,8 +65,7 @@ export function buildApp(config: EdgeConfig, deps: EdgeDeps): EdgeApp {
     maxBodyMb: config.MAX_REQUEST_BODY_MB,
     connectTimeoutMs: config.EDGE_UPSTREAM_CONNECT_TIMEOUT_MS,
     idleTimeoutMs: config.EDGE_UPSTREAM_IDLE_TIMEOUT_MS,
-    clientIp: (req) => clientIpOf(req, trustedHops),
-    trustForwardedHeaders: trustedHops > 0,
+    trustProxy: trustProxiesIn(config.TRUSTED_PROXIES),
     logger,
     metrics,
   });

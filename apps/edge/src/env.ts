@@ -4,8 +4,8 @@ export const edgeEnvSchema = z.object({
   ...commonEnvShape,
   EDGE_PORT: env.port(3000),
   /**
-   * Prometheus `/metrics`, on a listener of its own (all interfaces, for the scraper) that the
-   * public port never routes to: do not publish or expose it to clients.
+   * Prometheus `/metrics`, on a listener of its own (on HOST, as the public one) that the public
+   * port never routes to: do not publish or expose it to clients.
    */
   EDGE_METRICS_PORT: env.port(9091),
   RELAY_URL: env.httpUrl('http://127.0.0.1:3001'),
@@ -18,10 +18,12 @@ export const edgeEnvSchema = z.object({
   /** Time a client gets to send its request headers (slow-loris guard). */
   EDGE_HEADERS_TIMEOUT_MS: env.positiveInt(30_000),
   /**
-   * Reverse proxies in front of the edge whose X-Forwarded-For is believed (0: clients connect
-   * directly, so a client-sent X-Forwarded-For is replaced, never trusted).
+   * Reverse proxies in front of the edge (TLS terminator, ingress controller, load balancer) whose
+   * X-Forwarded-For/-Proto/-Host are believed when they are the TCP peer, as relay and account
+   * believe the edge. None by default: the edge is the public listener, so whoever connects is the
+   * client and a client-sent X-Forwarded-For is replaced.
    */
-  EDGE_TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+  TRUSTED_PROXIES: env.ipList(''),
 });
 
 export type EdgeEnv = z.output<typeof edgeEnvSchema>;

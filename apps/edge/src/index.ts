@@ -14,11 +14,12 @@ async function main(): Promise<void> {
   const logger = createLogger({ service: 'edge', level: env.LOG_LEVEL });
   const edge = buildApp(env, { logger, defaultMetrics: true });
   // Metrics first: a port clash fails the start before the edge takes traffic.
-  const metricsServer = await listen(edge.metricsApp, env.EDGE_METRICS_PORT);
+  const metricsServer = await listen(edge.metricsApp, env.EDGE_METRICS_PORT, env.HOST);
   logger.info({ port: env.EDGE_METRICS_PORT }, 'edge metrics listening');
   const server = await runService(edge.app, {
     name: 'edge',
     logger,
+    host: env.HOST,
     port: env.EDGE_PORT,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     keepAliveTimeoutMs: CLIENT_KEEP_ALIVE_TIMEOUT_MS,

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { request as httpRequest } from 'undici';
+import { Agent, request as httpRequest } from 'undici';
 import { createLogger } from '@modelgate/logger';
 import { startEdge, useEdgeBetweenStandIns } from './support/edge';
 
@@ -132,18 +132,21 @@ describe('client address', () => {
     expect(headers['x-forwarded-proto']).toBe('http');
   });
 
-  it('believes the given number of trusted proxies in front', async () => {
-    const behindProxy = await startEdge({ RELAY_URL: stack.relay.url, ACCOUNT_URL: stack.account.url, EDGE_TRUST_PROXY_HOPS: '1' });
+  it('believes X-Forwarded-* only from a trusted proxy in front, as the TCP peer', async () => {
+    const behindProxy = await startEdge({ RELAY_URL: stack.relay.url, ACCOUNT_URL: stack.account.url, TRUSTED_PROXIES: '127.0.0.2' });
+    const fromProxy = new Agent({ localAddress: '127.0.0.2' });
+    // A client spoofed the first entry; the trusted proxy appended the address it saw.
+    const headers = { 'X-Forwarded-For': '10.9.9.9, 198.51.100.7', 'X-Forwarded-Proto': 'https' };
     try {
-      const res = await httpRequest(`${behindProxy.url}/v1/models`, {
-        // A client spoofed the first entry; the trusted proxy appended the address it saw.
-        headers: { 'X-Forwarded-For': '10.9.9.9, 198.51.100.7', 'X-Forwarded-Proto': 'https' },
-        dispatcher: stack.client,
-      });
-      await res.body.dump();
-      expect(stack.relay.received[0].headers['x-forwarded-for']).toBe('198.51.100.7');
-      expect(stack.relay.received[0].headers['x-forwarded-proto']).toBe('https');
+      await (await httpRequest(`${behindProxy.url}/v1/models`, { headers, dispatcher: fromProxy })).body.dump();
+      await (await httpRequest(`${behindProxy.url}/v1/models`, { headers, dispatcher: stack.client })).body.dump();
+      expect(stack.relay.received.map((r) => [r.headers['x-forwarded-for'], r.headers['x-forwarded-proto']])).toEqual([
+        ['198.51.100.7', 'https'],
+        // 127.0.0.1 is not in TRUSTED_PROXIES: a client like any other.
+        ['127.0.0.1', 'http'],
+      ]);
     } finally {
+      await fromProxy.close();
       await behindProxy.stop();
     }
   });

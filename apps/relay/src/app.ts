@@ -1,7 +1,8 @@
 import { dialectForPath } from '@modelgate/errors';
 import { pingDatabase, type PrismaClient } from '@modelgate/db';
 import type { Logger } from '@modelgate/logger';
-import { accessLog, errorHandler, healthRouter, notFound, requestId, type ServiceMetrics } from '@modelgate/http';
+import { accessLog, errorHandler, healthRouter, notFound, requestId, trustProxiesIn, type ServiceMetrics } from '@modelgate/http';
+import type { IpAllowList } from '@modelgate/schemas';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
 import type { ChannelCache } from './features/channels/channel-cache';
@@ -24,6 +25,8 @@ export interface RelayDeps {
   /** HTTP series; the relay's own are registered on the same registry. */
   metrics: ServiceMetrics;
   maxBodyMb: number;
+  /** TRUSTED_PROXIES: the only peers whose X-Forwarded-For names the client (key IP allow-lists). */
+  trustedProxies: IpAllowList;
 }
 
 const dialectOf = (req: Request) => dialectForPath(req.path);
@@ -55,8 +58,8 @@ export function createRelayApp(deps: RelayDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  // The edge (loopback or private network) sets X-Forwarded-For: the client address for IP allow-lists.
-  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  // The edge sets X-Forwarded-For to the client's address; believed from the edge only.
+  app.set('trust proxy', trustProxiesIn(deps.trustedProxies));
   const perRequest = [requestId(), deps.metrics.middleware];
   // One line per request costs throughput: only when debugging (failures have their own lines).
   if (deps.logger.isLevelEnabled('debug')) perRequest.push(accessLog(deps.logger, { context: callContextOf }));

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
+import { clientAddress, type ProxyTrust } from '@modelgate/http';
 import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } from 'express';
-import proxyaddr from 'proxy-addr';
 
 /**
  * A request served without Express's per-request setup: node's own object with the few fields the
@@ -72,7 +72,7 @@ export function routeDirectFirst(
   routes: DirectRoute[],
   onError: ErrorRequestHandler,
 ): void {
-  const trust = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
+  const trust = app.get('trust proxy fn') as ProxyTrust;
   // The app-level middlewares are written for Express but read only what a direct request has.
   const prefix = perRequest as unknown as DirectHandler[];
   const chains = routes.map((route) => ({ route, chain: [...prefix, ...route.handlers] }));
@@ -143,7 +143,7 @@ function decorate(
   queryAt: number,
   params: Record<string, string>,
   route: DirectRoute,
-  trust: (address: string, hop: number) => boolean,
+  trust: ProxyTrust,
 ): DirectRequest {
   const req = incoming as DirectRequest;
   req.requestId = '';
@@ -151,7 +151,7 @@ function decorate(
   req.params = params;
   req.query = queryAt === -1 ? {} : parseQuery(url.slice(queryAt + 1));
   req.route = { path: route.path };
-  req.ip = proxyaddr(incoming, trust);
+  req.ip = clientAddress(incoming, trust);
   return req;
 }
 

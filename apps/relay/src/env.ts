@@ -1,9 +1,10 @@
-import { commonEnvShape, dataEnvShape, env, loadEnvOrExit, secretOrDevFallback, z } from '@modelgate/config';
+import { behindEdgeEnvShape, commonEnvShape, dataEnvShape, env, loadEnvOrExit, secretOrDevFallback, z } from '@modelgate/config';
 
 export const relayEnvSchema = z
   .object({
     ...commonEnvShape,
     ...dataEnvShape,
+    ...behindEdgeEnvShape,
     RELAY_PORT: env.port(3001),
     CRYPTO_SECRET: z.string().optional(),
     MAX_REQUEST_BODY_MB: env.positiveInt(32),

@@ -27,6 +27,7 @@ async function main() {
   await runService(relay.app, {
     name: 'relay',
     logger,
+    host: env.HOST,
     port: env.RELAY_PORT,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     // After the HTTP drain: every settled charge is written before the process exits.

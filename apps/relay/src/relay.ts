@@ -82,7 +82,17 @@ export function createRelay({ env, logger, prisma, redis }: RelayInfra): Relay {
     : undefined;
   const relay = new RelayService({ channels, channelRepository, options, balances, upstream, publish, logger, metrics, rateLimit });
   const cacheSync = new CacheSync({ keys, channels, options, ledger, logger });
-  const app = createRelayApp({ logger, prisma, redis, keys, channels, relay, metrics: metrics.service, maxBodyMb: env.MAX_REQUEST_BODY_MB });
+  const app = createRelayApp({
+    logger,
+    prisma,
+    redis,
+    keys,
+    channels,
+    relay,
+    metrics: metrics.service,
+    maxBodyMb: env.MAX_REQUEST_BODY_MB,
+    trustedProxies: env.TRUSTED_PROXIES,
+  });
 
   return {
     app,

@@ -15,7 +15,6 @@ export interface WorkerDeps {
 export function createWorkerApp(deps: WorkerDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
   const metrics = deps.metrics ?? createServiceMetrics('worker');
   app.use(requestId());
   app.use(metrics.middleware);

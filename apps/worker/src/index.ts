@@ -44,6 +44,7 @@ async function main() {
   await runService(app, {
     name: 'worker',
     logger,
+    host: env.HOST,
     port: env.WORKER_PORT,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     // Drain first: worker.close() lets running jobs finish and stops taking new ones.

@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+import { parseIpAllowList } from '@modelgate/schemas';
 import { z } from 'zod';
 
 /** Raised when the environment does not satisfy a service's schema; lists every problem at once. */
@@ -59,6 +61,19 @@ export const env = {
   redisPrefix: () => z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/, 'letters, digits, ":", "_" or "-"').default('mg:'),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   nodeEnv: () => z.enum(['development', 'production', 'test']).default('development'),
+  /** A listen address: an IP address (`0.0.0.0`, `::` for every interface) or a host name. */
+  host: (fallback: string) =>
+    z.string().refine((v) => isIP(v) !== 0 || /^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})$/.test(v), 'must be an IP address or a host name').default(fallback),
+  /** Comma-separated IP addresses and CIDR ranges, parsed once at boot (the allow-list parser). */
+  ipList: (fallback: string) =>
+    z.string().default(fallback).transform((text, ctx) => {
+      try {
+        return parseIpAllowList(text);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
 };
 
 /** Fields every service reads the same way. */
@@ -66,6 +81,21 @@ export const commonEnvShape = {
   NODE_ENV: env.nodeEnv(),
   LOG_LEVEL: env.logLevel(),
   SHUTDOWN_TIMEOUT_MS: env.positiveInt(10_000),
+  /**
+   * Listen address. Loopback by default, so `pnpm start` exposes nothing to the network; the images
+   * set `0.0.0.0` (inside a container only another container or the published port can reach it).
+   */
+  HOST: env.host('127.0.0.1'),
+};
+
+/**
+ * Services behind the edge (relay, account): X-Forwarded-For is believed only when the TCP peer is
+ * one of these proxies, else the peer is the client. Loopback by default (the edge of `pnpm start`);
+ * deployments name their edge (compose: its fixed address; Kubernetes: the pod network, which the
+ * NetworkPolicy limits to edge pods).
+ */
+export const behindEdgeEnvShape = {
+  TRUSTED_PROXIES: env.ipList('127.0.0.1/8,::1'),
 };
 
 /**

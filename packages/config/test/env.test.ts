@@ -1,4 +1,4 @@
-import { EnvError, env, parseEnv, secretOrDevFallback, z } from '../src';
+import { behindEdgeEnvShape, commonEnvShape, EnvError, env, parseEnv, secretOrDevFallback, z } from '../src';
 
 const schema = z.object({
   PORT: env.port(3000),
@@ -42,5 +42,25 @@ describe('secretOrDevFallback', () => {
   it('requires the secret in production and rejects short ones', () => {
     expect(() => parseEnv(withSecret, { NODE_ENV: 'production' })).toThrow(/CRYPTO_SECRET: is required in production/);
     expect(() => parseEnv(withSecret, { CRYPTO_SECRET: 'short' })).toThrow(/at least 32/);
+  });
+});
+
+describe('listen address and trusted proxies', () => {
+  const schema = z.object({ ...commonEnvShape, ...behindEdgeEnvShape });
+
+  it('listen on loopback and trust only loopback proxies by default', () => {
+    const parsed = parseEnv(schema, {});
+    expect(parsed.HOST).toBe('127.0.0.1');
+    expect(parsed.TRUSTED_PROXIES.entries).toEqual(['127.0.0.1/8', '::1']);
+  });
+
+  it('accept IP addresses or host names to listen on, and comma-separated addresses and ranges to trust', () => {
+    expect(['0.0.0.0', '::', 'localhost', 'relay.internal'].map((HOST) => parseEnv(schema, { HOST }).HOST)).toEqual(['0.0.0.0', '::', 'localhost', 'relay.internal']);
+    expect(parseEnv(schema, { TRUSTED_PROXIES: '10.48.0.10, 10.244.0.0/16,fd00::/8' }).TRUSTED_PROXIES.entries).toEqual(['10.48.0.10', '10.244.0.0/16', 'fd00::/8']);
+  });
+
+  it('name the variable and the entry that is wrong', () => {
+    expect(() => parseEnv(schema, { HOST: 'http://0.0.0.0' })).toThrow(/HOST: must be an IP address or a host name/);
+    expect(() => parseEnv(schema, { TRUSTED_PROXIES: '10.48.0.10,edge' })).toThrow(/TRUSTED_PROXIES: "edge" is not an IP address or CIDR range/);
   });
 });

@@ -10,7 +10,8 @@ export interface RunServiceOptions {
   name: string;
   logger: Logger;
   port: number;
-  host?: string;
+  /** Listen address (the service's HOST). */
+  host: string;
   /** Released after the HTTP server has drained, in order (e.g. BullMQ worker, Prisma, Redis). */
   closers?: Closer[];
   /** Hard limit on the drain; connections still open then are destroyed. */
@@ -19,7 +20,7 @@ export interface RunServiceOptions {
   keepAliveTimeoutMs?: number;
 }
 
-export function listen(app: Express, port: number, host = '0.0.0.0', keepAliveTimeoutMs = 65_000): Promise<Server> {
+export function listen(app: Express, port: number, host: string, keepAliveTimeoutMs = 65_000): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
     server.keepAliveTimeout = keepAliveTimeoutMs;

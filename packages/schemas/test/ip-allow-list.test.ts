@@ -1,4 +1,4 @@
-import { ipAllowed, parseIpAllowList } from '../src';
+import { ipAllowed, ipListIncludes, parseIpAllowList } from '../src';
 
 describe('parseIpAllowList', () => {
   it('normalises addresses and ranges, one per line, dropping blanks and duplicates', () => {
@@ -67,5 +67,26 @@ describe('ipAllowed', () => {
     const hosty = parseIpAllowList('10.1.2.3/16');
     expect(ipAllowed(hosty, '10.1.200.1')).toBe(true);
     expect(ipAllowed(hosty, '10.2.0.1')).toBe(false);
+  });
+});
+
+describe('ipListIncludes (trusted proxies)', () => {
+  it('holds the loopback ranges, IPv4 peers on dual-stack sockets included', () => {
+    const loopback = parseIpAllowList('127.0.0.1/8,::1');
+    expect(['127.0.0.1', '127.9.9.9', '::ffff:127.0.0.1', '::1'].filter((ip) => ipListIncludes(loopback, ip))).toHaveLength(4);
+    expect(['10.0.0.1', '::2', '::ffff:10.0.0.1', 'unknown', undefined].some((ip) => ipListIncludes(loopback, ip))).toBe(false);
+  });
+
+  it('matches IPv4 ranges of every prefix length, /0 and /32 included', () => {
+    const list = parseIpAllowList('0.0.0.0/0');
+    expect(['0.0.0.0', '255.255.255.255', '::ffff:203.0.113.1'].every((ip) => ipListIncludes(list, ip))).toBe(true);
+    expect(ipListIncludes(list, '::1')).toBe(false);
+    const edges = parseIpAllowList('255.255.255.255/32,128.0.0.0/1');
+    expect(['255.255.255.255', '128.0.0.0', '200.1.1.1'].every((ip) => ipListIncludes(edges, ip))).toBe(true);
+    expect(['127.255.255.255', '0.0.0.1'].some((ip) => ipListIncludes(edges, ip))).toBe(false);
+  });
+
+  it('holds nothing when the list is empty (unlike a key allow-list, which then admits anyone)', () => {
+    expect(ipListIncludes(parseIpAllowList(''), '127.0.0.1')).toBe(false);
   });
 });

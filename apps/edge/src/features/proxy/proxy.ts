@@ -1,6 +1,6 @@
 import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
 import { dialectForPath, renderError, toAppError, type AppError } from '@modelgate/errors';
-import { accessLog, describeError, REQUEST_ID_HEADER, resolveRequestId } from '@modelgate/http';
+import { accessLog, clientAddress, describeError, REQUEST_ID_HEADER, resolveRequestId, type ProxyTrust } from '@modelgate/http';
 import { redactUrl, type Logger } from '@modelgate/logger';
 import type { Request, Response } from 'express';
 import { createProxyMiddleware, type Plugin, type RequestHandler } from 'http-proxy-middleware';
@@ -21,10 +21,8 @@ export interface EdgeProxyOptions {
   maxBodyMb: number;
   connectTimeoutMs: number;
   idleTimeoutMs: number;
-  /** Address to send as X-Forwarded-For: the TCP peer, or what trusted proxies in front say. */
-  clientIp(req: IncomingMessage): string | undefined;
-  /** True when a reverse proxy in front sets X-Forwarded-Proto/Host/Port that can be believed. */
-  trustForwardedHeaders: boolean;
+  /** TRUSTED_PROXIES: reverse proxies in front whose X-Forwarded-* headers are believed. */
+  trustProxy: ProxyTrust;
   logger: Logger;
   metrics: EdgeMetrics;
 }
@@ -66,10 +64,11 @@ function answerWithError(res: ServerResponse, req: ProxiedRequest, error: AppErr
 function setForwardingHeaders(req: ProxiedRequest, options: EdgeProxyOptions): void {
   const headers = req.headers;
   headers[REQUEST_ID_HEADER] = req.requestId;
-  const clientIp = options.clientIp(req);
+  // The TCP peer, or what trusted proxies in front say the client was.
+  const clientIp = clientAddress(req, options.trustProxy);
   if (clientIp) headers['x-forwarded-for'] = clientIp;
   else delete headers['x-forwarded-for'];
-  if (!options.trustForwardedHeaders) {
+  if (!options.trustProxy(req.socket.remoteAddress ?? '', 0)) {
     // The proxy then fills these from the actual connection instead of what the client claims.
     delete headers['x-forwarded-host'];
     delete headers['x-forwarded-proto'];
