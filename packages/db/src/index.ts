@@ -1,6 +1,15 @@
 export * from './client';
 export * from './crypto';
 export {
+  type BalanceChange,
+  type BalancesAfter,
+  changeBalance,
+  chargeConsumeBatch,
+  type ConsumeRow,
+  type LedgerMismatch,
+  ledgerMismatches,
+} from './ledger';
+export {
   applyMigrations,
   DatabaseUnreachableError,
   databaseExists,
