@@ -26,7 +26,7 @@ let app: Express;
 let worker: ServiceProcess | undefined;
 
 beforeAll(async () => {
-  stripe = await startFakeStripe();
+  stripe = await startFakeStripe({ prices: { price_outage: { unit_amount: 100, currency: 'usd' } } });
   account = createTestAccount({ STRIPE_API_BASE: stripe.url });
   await account.reset();
   const options = { StripeApiSecret: 'sk_test_outage', StripePriceId: 'price_outage', StripeWebhookSecret: WEBHOOK_SECRET, QuotaPerUnit: String(QUOTA_PER_UNIT) };
@@ -58,7 +58,7 @@ afterAll(async () => {
 async function startTopUp(user: LoggedInUser, amount: number) {
   const { trade_no: tradeNo } = expectOk(await user.agent.post('/api/user/stripe/pay').send({ amount })) as { trade_no: string };
   const session = [...stripe.sessions.values()].find((s) => s.client_reference_id === tradeNo)!;
-  return { tradeNo, amount, paidEvent: checkoutEvent({ type: 'checkout.session.completed', clientReferenceId: tradeNo, sessionId: session.id, paymentStatus: 'paid' }) };
+  return { tradeNo, amount, paidEvent: checkoutEvent({ type: 'checkout.session.completed', session, paymentStatus: 'paid' }) };
 }
 
 function deliverWebhook(event: { payload: string }) {
