@@ -8,6 +8,7 @@ export {
   type ConsumeRow,
   type LedgerMismatch,
   ledgerMismatches,
+  type UserBalanceField,
 } from './ledger';
 export {
   applyMigrations,

@@ -5,6 +5,12 @@
 import { LOG_TYPE, type LogType } from '@modelgate/schemas';
 import type { Prisma, PrismaClient } from './generated/prisma/client';
 
+/**
+ * The `users` columns only this module writes: other code leaves them out of its creates and
+ * updates (`Omit<..., UserBalanceField>`), so every change of them comes with its log row.
+ */
+export type UserBalanceField = 'quota' | 'usedQuota' | 'requestCount' | 'affQuota' | 'affHistoryQuota' | 'affCount';
+
 /** One change of a user's balances, booked with its one log row. */
 export interface BalanceChange {
   userId: number;

@@ -1,4 +1,4 @@
-import type { Prisma, PrismaClient } from '@modelgate/db';
+import type { Prisma, PrismaClient, UserBalanceField } from '@modelgate/db';
 import type { Db } from '../../lib/db';
 
 const authFields = { id: true, username: true, role: true, status: true, group: true } as const;
@@ -37,7 +37,8 @@ export async function findInviterByAffCode(db: Db, affCode: string) {
   return db.user.findFirst({ where: { affCode, deletedAt: null }, select: { id: true, username: true } });
 }
 
-export async function insertUser(db: Db, data: Prisma.UserUncheckedCreateInput) {
+/** Balances start at 0: the ledger module books any starting amount with its log row. */
+export async function insertUser(db: Db, data: Omit<Prisma.UserUncheckedCreateInput, UserBalanceField>) {
   return db.user.create({ data, select: { id: true, username: true } });
 }
 
@@ -77,7 +78,8 @@ export async function findProfilePage(db: Db, skip: number, take: number): Promi
   return { total, rows };
 }
 
-export async function updateUser(db: Db, id: number, data: Prisma.UserUncheckedUpdateInput): Promise<void> {
+/** Any column but the balances, which change only through the ledger module (with their log row). */
+export async function updateUser(db: Db, id: number, data: Omit<Prisma.UserUncheckedUpdateInput, UserBalanceField>): Promise<void> {
   await db.user.update({ where: { id }, data });
 }
 
