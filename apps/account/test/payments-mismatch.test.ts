@@ -5,14 +5,14 @@
 import { metricValue } from '@modelgate/http';
 import { createPaymentWebhookQueue, createProducerConnection } from '@modelgate/queue';
 import { redisPrefix, setOption, testRedisUrl } from '@modelgate/testing';
-import { checkoutEvent, type CheckoutEventInput, type FakeStripe, signStripePayload, startFakeStripe } from '@modelgate/testing/fake-stripe';
+import { checkoutEvent, type CheckoutEventInput, type FakeStripe, startFakeStripe } from '@modelgate/testing/fake-stripe';
 import { ledgerMismatches } from '@modelgate/testing/ledger';
 import { type ServiceProcess, startWorkerProcess, waitFor } from '@modelgate/testing/processes';
 import type { Express } from 'express';
-import request from 'supertest';
 import { createAccountApp } from '../src/app';
 import { createTestAccount, type TestAccount } from './support/app';
 import { expectOk } from './support/envelope';
+import { postStripeWebhook, startTopUp } from './support/stripe';
 import { type LoggedInUser, loggedInUser, ROLE } from './support/users';
 
 jest.setTimeout(60_000);
@@ -62,19 +62,13 @@ afterAll(async () => {
 });
 
 /** A top-up started through the API, and a paid `checkout.session.completed` of its session (as Stripe created it, unless `tampered`). */
-async function startTopUp(user: LoggedInUser, amount: number, tampered: Partial<CheckoutEventInput> = {}) {
-  const { trade_no: tradeNo } = expectOk(await user.agent.post('/api/user/stripe/pay').send({ amount })) as { trade_no: string };
-  const session = [...stripe.sessions.values()].find((s) => s.client_reference_id === tradeNo)!;
+async function startPaidTopUp(user: LoggedInUser, amount: number, tampered: Partial<CheckoutEventInput> = {}) {
+  const { tradeNo, session } = await startTopUp(user, stripe, amount);
   return { tradeNo, event: checkoutEvent({ type: 'checkout.session.completed', session, paymentStatus: 'paid', ...tampered }) };
 }
 
 async function deliverSigned(event: { payload: string }) {
-  const res = await request(app)
-    .post('/api/stripe/webhook')
-    .set('Content-Type', 'application/json')
-    .set('Stripe-Signature', signStripePayload(event.payload, WEBHOOK_SECRET))
-    .send(event.payload);
-  expect(res.status).toBe(200);
+  expect((await postStripeWebhook(app, event.payload, WEBHOOK_SECRET)).status).toBe(200);
 }
 
 function settled(eventId: string) {
@@ -89,9 +83,9 @@ const topUp = (tradeNo: string) => account.prisma.topUp.findUniqueOrThrow({ wher
 test('amount_total 1 or currency jpy: nothing credited, top-up failed with the reason, shown to the admin, counted; the matching payment credits once', async () => {
   const payer = await loggedInUser(account);
   const admin = await loggedInUser(account, { role: ROLE.admin });
-  const cheap = await startTopUp(payer, 4, { amountTotal: 1 });
-  const yen = await startTopUp(payer, 4, { currency: 'jpy' });
-  const genuine = await startTopUp(payer, 4);
+  const cheap = await startPaidTopUp(payer, 4, { amountTotal: 1 });
+  const yen = await startPaidTopUp(payer, 4, { currency: 'jpy' });
+  const genuine = await startPaidTopUp(payer, 4);
   expect(stripe.sessions.size).toBe(3);
   expect([...stripe.sessions.values()].map((s) => [s.amount_total, s.currency])).toEqual(Array(3).fill([500, 'usd']));
 

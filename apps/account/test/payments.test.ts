@@ -1,8 +1,9 @@
 import { setOption } from '@modelgate/testing';
-import { checkoutEvent, type FakeStripe, signStripePayload, startFakeStripe } from '@modelgate/testing/fake-stripe';
+import { checkoutEvent, type FakeStripe, startFakeStripe } from '@modelgate/testing/fake-stripe';
 import request from 'supertest';
 import { createTestAccount, type TestAccount } from './support/app';
 import { expectFailure, expectOk } from './support/envelope';
+import { postStripeWebhook } from './support/stripe';
 import { type LoggedInUser, loggedInUser, ROLE } from './support/users';
 
 const API_SECRET = 'sk_test_modelgate_fake';
@@ -161,12 +162,7 @@ describe('operator view of payment events', () => {
   const WEBHOOK_SECRET = 'whsec_test_operator';
 
   async function receive(event: { id: string; payload: string }) {
-    const res = await request(account.app)
-      .post('/api/stripe/webhook')
-      .set('Content-Type', 'application/json')
-      .set('Stripe-Signature', signStripePayload(event.payload, WEBHOOK_SECRET))
-      .send(event.payload);
-    expect(res.status).toBe(200);
+    expect((await postStripeWebhook(account.app, event.payload, WEBHOOK_SECRET)).status).toBe(200);
   }
 
   beforeEach(() => setOption(account.prisma, 'StripeWebhookSecret', WEBHOOK_SECRET));
