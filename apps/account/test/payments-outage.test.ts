@@ -2,14 +2,13 @@
 // while Redis is down, and the worker (a real process) credits every payment once Redis is back.
 import { createPaymentWebhookQueue, createProducerConnection } from '@modelgate/queue';
 import { redisPrefix, setOption } from '@modelgate/testing';
-import { checkoutEvent, type FakeStripe, signStripePayload, startFakeStripe } from '@modelgate/testing/fake-stripe';
+import { checkoutEvent, type FakeStripe, startFakeStripe } from '@modelgate/testing/fake-stripe';
 import { ledgerMismatches } from '@modelgate/testing/ledger';
 import { type ScratchRedis, type ServiceProcess, startScratchRedis, startWorkerProcess, waitFor } from '@modelgate/testing/processes';
 import type { Express } from 'express';
-import request from 'supertest';
 import { createAccountApp } from '../src/app';
 import { createTestAccount, type TestAccount } from './support/app';
-import { expectOk } from './support/envelope';
+import { postStripeWebhook, startTopUp } from './support/stripe';
 import { type LoggedInUser, loggedInUser } from './support/users';
 
 jest.setTimeout(90_000);
@@ -26,7 +25,7 @@ let app: Express;
 let worker: ServiceProcess | undefined;
 
 beforeAll(async () => {
-  stripe = await startFakeStripe();
+  stripe = await startFakeStripe({ prices: { price_outage: { unit_amount: 100, currency: 'usd' } } });
   account = createTestAccount({ STRIPE_API_BASE: stripe.url });
   await account.reset();
   const options = { StripeApiSecret: 'sk_test_outage', StripePriceId: 'price_outage', StripeWebhookSecret: WEBHOOK_SECRET, QuotaPerUnit: String(QUOTA_PER_UNIT) };
@@ -54,19 +53,14 @@ afterAll(async () => {
   await stripe?.close();
 });
 
-/** A top-up started through the API: a pending row and a session at the (fake) Stripe. */
-async function startTopUp(user: LoggedInUser, amount: number) {
-  const { trade_no: tradeNo } = expectOk(await user.agent.post('/api/user/stripe/pay').send({ amount })) as { trade_no: string };
-  const session = [...stripe.sessions.values()].find((s) => s.client_reference_id === tradeNo)!;
-  return { tradeNo, amount, paidEvent: checkoutEvent({ type: 'checkout.session.completed', clientReferenceId: tradeNo, sessionId: session.id, paymentStatus: 'paid' }) };
+/** A top-up started through the API (a pending row and a session at the fake Stripe) and its paid event. */
+async function startPaidTopUp(user: LoggedInUser, amount: number) {
+  const { tradeNo, session } = await startTopUp(user, stripe, amount);
+  return { tradeNo, amount, paidEvent: checkoutEvent({ type: 'checkout.session.completed', session, paymentStatus: 'paid' }) };
 }
 
 function deliverWebhook(event: { payload: string }) {
-  return request(app)
-    .post('/api/stripe/webhook')
-    .set('Content-Type', 'application/json; charset=utf-8')
-    .set('Stripe-Signature', signStripePayload(event.payload, WEBHOOK_SECRET))
-    .send(event.payload);
+  return postStripeWebhook(app, event.payload, WEBHOOK_SECRET);
 }
 
 async function topUpStatus(tradeNo: string) {
@@ -82,13 +76,13 @@ test('webhooks arriving while Redis is down are answered 200 and every payment i
   const bob = await loggedInUser(account);
 
   // Redis up: the usual path.
-  const first = await startTopUp(alice, 2);
+  const first = await startPaidTopUp(alice, 2);
   expect((await deliverWebhook(first.paidEvent)).status).toBe(200);
   await waitFor(async () => (await topUpStatus(first.tradeNo)) === 'success', 'the first payment to be credited');
 
   // Redis down: the intake still answers 200 (quickly) and keeps the events.
   await redis.stop();
-  const during = [await startTopUp(alice, 3), await startTopUp(bob, 4), await startTopUp(bob, 5)];
+  const during = [await startPaidTopUp(alice, 3), await startPaidTopUp(bob, 4), await startPaidTopUp(bob, 5)];
   for (const topUp of during) {
     const started = Date.now();
     const res = await deliverWebhook(topUp.paidEvent);

@@ -1,8 +1,9 @@
 import { setOption } from '@modelgate/testing';
-import { checkoutEvent, type FakeStripe, signStripePayload, startFakeStripe } from '@modelgate/testing/fake-stripe';
+import { checkoutEvent, type FakeStripe, startFakeStripe } from '@modelgate/testing/fake-stripe';
 import request from 'supertest';
 import { createTestAccount, type TestAccount } from './support/app';
 import { expectFailure, expectOk } from './support/envelope';
+import { postStripeWebhook } from './support/stripe';
 import { type LoggedInUser, loggedInUser, ROLE } from './support/users';
 
 const API_SECRET = 'sk_test_modelgate_fake';
@@ -12,7 +13,8 @@ let stripe: FakeStripe;
 let account: TestAccount;
 
 beforeAll(async () => {
-  stripe = await startFakeStripe({ apiKey: API_SECRET });
+  // The price as configured at Stripe: USD 1.25 a unit, as StripeUnitPrice says below.
+  stripe = await startFakeStripe({ apiKey: API_SECRET, prices: { [PRICE_ID]: { unit_amount: 125, currency: 'usd' } } });
   account = createTestAccount({ STRIPE_API_BASE: stripe.url });
 });
 beforeEach(async () => {
@@ -45,7 +47,7 @@ interface TopUpItem {
 }
 
 describe('POST /api/user/stripe/pay', () => {
-  test('creates a pending top-up and a Checkout Session for StripePriceId x amount, returns its link', async () => {
+  test('creates a pending top-up and a Checkout Session for StripePriceId x amount, keeps its id, amount and currency, returns its link', async () => {
     const user = await loggedInUser(account, { email: 'payer@example.com' });
 
     const data = expectOk(await pay(user, { amount: 8 })) as { pay_link: string; trade_no: string };
@@ -68,6 +70,9 @@ describe('POST /api/user/stripe/pay', () => {
 
     const topUp = await account.prisma.topUp.findUniqueOrThrow({ where: { tradeNo: data.trade_no } });
     expect(topUp).toMatchObject({ userId: user.id, status: 'pending', provider: 'stripe', providerSessionId: session.id });
+    // Stripe's answer: 8 x 125 cents in usd; a payment is credited only for this session, amount and currency.
+    expect(session).toMatchObject({ amount_total: 1000, currency: 'usd' });
+    expect(topUp).toMatchObject({ providerAmount: 1000n, providerCurrency: 'usd', failureReason: null });
     expect(Number(topUp.amount)).toBe(8);
     expect(topUp.money.toNumber()).toBe(10);
   });
@@ -114,6 +119,7 @@ describe('POST /api/user/stripe/pay', () => {
   test.each([
     ['Stripe is down (500)', () => stripe.setFailing(true)],
     ['Stripe refuses the API key (401)', () => configureStripe({ StripeApiSecret: 'sk_test_revoked' })],
+    ['Stripe has no such price (400)', () => configureStripe({ StripePriceId: 'price_deleted_at_stripe' })],
   ])('%s: a clear 502, and the top-up is marked failed', async (_name, breakStripe) => {
     await breakStripe();
     const user = await loggedInUser(account);
@@ -123,7 +129,7 @@ describe('POST /api/user/stripe/pay', () => {
     expectFailure(res, 502, 'bad_gateway', /Stripe is unavailable.*nothing was charged/);
     expect(JSON.stringify(res.body)).not.toMatch(/sk_test|stack|api\.stripe/);
     const [topUp] = await account.prisma.topUp.findMany();
-    expect(topUp.status).toBe('failed');
+    expect(topUp).toMatchObject({ status: 'failed', failureReason: 'the Stripe checkout session could not be created', providerSessionId: null });
     const list = expectOk(await user.agent.get('/api/user/topup/self')) as { items: TopUpItem[] };
     expect(list.items.map((item) => item.status)).toEqual(['failed']);
   });
@@ -156,12 +162,7 @@ describe('operator view of payment events', () => {
   const WEBHOOK_SECRET = 'whsec_test_operator';
 
   async function receive(event: { id: string; payload: string }) {
-    const res = await request(account.app)
-      .post('/api/stripe/webhook')
-      .set('Content-Type', 'application/json')
-      .set('Stripe-Signature', signStripePayload(event.payload, WEBHOOK_SECRET))
-      .send(event.payload);
-    expect(res.status).toBe(200);
+    expect((await postStripeWebhook(account.app, event.payload, WEBHOOK_SECRET)).status).toBe(200);
   }
 
   beforeEach(() => setOption(account.prisma, 'StripeWebhookSecret', WEBHOOK_SECRET));

@@ -1,5 +1,6 @@
 // Issue 7: the worker's /metrics after some traffic: queue depth by state, jobs completed and
-// failed, payment webhook events processed by outcome, and its own HTTP requests.
+// failed, payment webhook events processed by outcome, payments rejected by reason, and its own
+// HTTP requests.
 import type { PrismaClient } from '@modelgate/db';
 import { metricValue } from '@modelgate/http';
 import { createLogger } from '@modelgate/logger';
@@ -20,7 +21,7 @@ import request from 'supertest';
 import { createWorkerApp } from '../src/app';
 import { createWorkerMetrics, type WorkerMetrics } from '../src/features/metrics/metrics';
 import { startPaymentWorker } from '../src/features/payments/payment-worker';
-import { deliver, pendingTopUp, QUOTA_PER_UNIT, settledEvent } from './payment-fixtures';
+import { deliver, pendingTopUp, QUOTA_PER_UNIT, sessionOf, settledEvent } from './payment-fixtures';
 
 const logger = createLogger({ service: 'worker-test', level: 'silent' });
 // A queue of its own: the other test files' jobs must not show in the depth this test checks.
@@ -69,10 +70,12 @@ afterAll(async () => {
 it('reports queue depth, jobs completed and failed, and events processed by outcome', async () => {
   const user = await createUser(prisma, { quota: 0 });
   const topUp = await pendingTopUp(prisma, user.id, 2);
-  const paid = checkoutEvent({ type: 'checkout.session.completed', clientReferenceId: topUp.tradeNo, paymentStatus: 'paid' });
+  const paid = checkoutEvent({ type: 'checkout.session.completed', session: sessionOf(topUp), paymentStatus: 'paid' });
   const unknownTopUp = checkoutEvent({ type: 'checkout.session.completed', clientReferenceId: 'ref_unknown', paymentStatus: 'paid' });
   const other = checkoutEvent({ type: 'customer.created', clientReferenceId: null });
-  for (const event of [paid, unknownTopUp, other]) {
+  const wrongAmount = checkoutEvent({ type: 'checkout.session.completed', session: sessionOf(await pendingTopUp(prisma, user.id, 3)), amountTotal: 1, paymentStatus: 'paid' });
+  const wrongCurrency = checkoutEvent({ type: 'checkout.session.completed', session: sessionOf(await pendingTopUp(prisma, user.id, 3)), currency: 'jpy', paymentStatus: 'paid' });
+  for (const event of [paid, unknownTopUp, other, wrongAmount, wrongCurrency]) {
     await deliver(prisma, queue, event);
     await settledEvent(prisma, event.id);
   }
@@ -98,10 +101,13 @@ it('reports queue depth, jobs completed and failed, and events processed by outc
     delayed: 1,
     failed: 1,
   });
-  expect(metricValue(text, 'worker_jobs_completed_total', { queue: queueName })).toBe(3);
+  expect(metricValue(text, 'worker_jobs_completed_total', { queue: queueName })).toBe(5);
   expect(metricValue(text, 'worker_jobs_failed_total', { queue: queueName, final: 'false' })).toBe(0);
   const processed = (outcome: string) => metricValue(text, 'worker_webhook_events_processed_total', { provider: 'stripe', outcome });
-  expect(['credited', 'rejected', 'ignored', 'failed', 'closed', 'already-done'].map(processed)).toEqual([1, 1, 1, 1, 0, 0]);
+  expect(['credited', 'rejected', 'ignored', 'failed', 'closed', 'already-done'].map(processed)).toEqual([1, 3, 1, 1, 0, 0]);
+  // Why payments were refused: a tampered amount or currency is visible apart from other rejections.
+  const rejected = (reason: string) => metricValue(text, 'worker_payments_rejected_total', { provider: 'stripe', reason });
+  expect(['amount_mismatch', 'currency_mismatch', 'unknown_top_up', 'session_mismatch', 'unverifiable'].map(rejected)).toEqual([1, 1, 1, 0, 0]);
   expect(metricValue(text, 'http_request_duration_seconds_count', { service: 'worker', route: '/readyz', status: 200 })).toBe(1);
   expect(metricValue(text, 'process_resident_memory_bytes', { service: 'worker' })).toBeGreaterThan(0);
 });

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { PrismaClient } from '@modelgate/db';
 import { enqueuePaymentWebhook, type PaymentWebhookJob, type Queue } from '@modelgate/queue';
+import type { CheckoutSessionRef } from '@modelgate/testing/fake-stripe';
 import { waitFor } from '@modelgate/testing/processes';
 
 export const QUOTA_PER_UNIT = 1_000;
@@ -11,15 +12,47 @@ export function newTradeNo(): string {
   return `ref_${randomBytes(16).toString('hex')}`;
 }
 
+/** Cents per unit of the fixtures' Stripe price. */
+export const UNIT_AMOUNT = 125;
+
+/**
+ * A pending top-up as the pay endpoint leaves it: with the Checkout Session Stripe answered (id,
+ * amount_total = UNIT_AMOUNT x amount, usd), unless `fields` say otherwise.
+ */
 export async function pendingTopUp(
   prisma: PrismaClient,
   userId: number,
   amount: number,
-  fields: { provider?: string; providerSessionId?: string | null } = {},
+  fields: { provider?: string; providerSessionId?: string | null; providerAmount?: number | null; providerCurrency?: string | null } = {},
 ) {
+  const session = {
+    providerSessionId: `cs_test_${randomBytes(12).toString('hex')}`,
+    providerAmount: amount * UNIT_AMOUNT,
+    providerCurrency: 'usd',
+    ...fields,
+  };
   return prisma.topUp.create({
-    data: { userId, tradeNo: newTradeNo(), amount: BigInt(amount), money: amount, provider: fields.provider ?? 'stripe', providerSessionId: fields.providerSessionId ?? null },
+    data: {
+      userId,
+      tradeNo: newTradeNo(),
+      amount: BigInt(amount),
+      money: (amount * UNIT_AMOUNT) / 100,
+      provider: fields.provider ?? 'stripe',
+      providerSessionId: session.providerSessionId,
+      providerAmount: session.providerAmount === null ? null : BigInt(session.providerAmount),
+      providerCurrency: session.providerCurrency,
+    },
   });
+}
+
+/** The Checkout Session of a top-up, as its webhook events report it. */
+export function sessionOf(topUp: { tradeNo: string; providerSessionId: string | null; providerAmount: bigint | null; providerCurrency: string | null }): CheckoutSessionRef {
+  return {
+    id: topUp.providerSessionId ?? `cs_test_${randomBytes(12).toString('hex')}`,
+    client_reference_id: topUp.tradeNo,
+    amount_total: topUp.providerAmount === null ? null : Number(topUp.providerAmount),
+    currency: topUp.providerCurrency,
+  };
 }
 
 /** The webhook intake: store the verified event (a duplicate is a no-op), then queue it. */

@@ -12,7 +12,7 @@ import {
   type Worker,
 } from '@modelgate/queue';
 import { createTestPrisma, createTestRedis, createUser, redisPrefix, setOption, testDatabaseUrl, testRedisUrl } from '@modelgate/testing';
-import { checkoutEvent } from '@modelgate/testing/fake-stripe';
+import { checkoutEvent, type CheckoutEventInput } from '@modelgate/testing/fake-stripe';
 import { ledgerMismatches } from '@modelgate/testing/ledger';
 import { waitFor } from '@modelgate/testing/processes';
 import request from 'supertest';
@@ -20,7 +20,7 @@ import { createWorkerApp } from '../src/app';
 import { startPaymentWorker } from '../src/features/payments/payment-worker';
 import { processStripeEvent } from '../src/features/payments/service';
 import { startInboxSweeper } from '../src/features/payments/sweeper';
-import { deliver, eventRow, pendingTopUp, QUOTA_PER_UNIT, quotaOf, settledEvent, storeEvent, topUpLogs } from './payment-fixtures';
+import { deliver, eventRow, pendingTopUp, QUOTA_PER_UNIT, quotaOf, sessionOf, settledEvent, storeEvent, topUpLogs, UNIT_AMOUNT } from './payment-fixtures';
 
 const logger = createLogger({ service: 'worker-test', level: 'silent' });
 
@@ -63,14 +63,17 @@ async function payingUser(startingQuota = 0) {
   return createUser(prisma, { quota: startingQuota });
 }
 
-const completed = (tradeNo: string, extra: Partial<Parameters<typeof checkoutEvent>[0]> = {}) =>
-  checkoutEvent({ type: 'checkout.session.completed', clientReferenceId: tradeNo, paymentStatus: 'paid', ...extra });
+type TopUpRow = Awaited<ReturnType<typeof pendingTopUp>>;
+
+/** A paid `checkout.session.completed` of the top-up's own session (its id, amount and currency). */
+const completed = (topUp: TopUpRow, extra: Partial<CheckoutEventInput> = {}) =>
+  checkoutEvent({ type: 'checkout.session.completed', session: sessionOf(topUp), paymentStatus: 'paid', ...extra });
 
 describe('crediting a paid checkout', () => {
   test('completed + paid: top-up success, amount x QuotaPerUnit credited with one type-1 log row, inbox processed', async () => {
     const user = await payingUser(250);
     const topUp = await pendingTopUp(prisma, user.id, 7);
-    const event = completed(topUp.tradeNo, { customer: 'cus_test_123' });
+    const event = completed(topUp, { customer: 'cus_test_123' });
     // Relays learn of the credit at once through the cache invalidation channel.
     const subscriber = createTestRedis();
     const invalidations: unknown[] = [];
@@ -102,7 +105,7 @@ describe('crediting a paid checkout', () => {
   test('the same event delivered 5 times in sequence credits once', async () => {
     const user = await payingUser();
     const topUp = await pendingTopUp(prisma, user.id, 3);
-    const event = completed(topUp.tradeNo);
+    const event = completed(topUp);
     for (let i = 0; i < 5; i++) {
       await deliver(prisma, queue, event);
       await settledEvent(prisma, event.id);
@@ -119,7 +122,7 @@ describe('crediting a paid checkout', () => {
   test('the same event delivered 20 times concurrently credits once', async () => {
     const user = await payingUser();
     const topUp = await pendingTopUp(prisma, user.id, 2);
-    const event = completed(topUp.tradeNo);
+    const event = completed(topUp);
 
     await Promise.all(Array.from({ length: 20 }, () => deliver(prisma, queue, event)));
     await settledEvent(prisma, event.id);
@@ -131,7 +134,7 @@ describe('crediting a paid checkout', () => {
   test('20 concurrent runs of one stored event (duplicate jobs, a stalled job re-run) credit once', async () => {
     const user = await payingUser();
     const topUp = await pendingTopUp(prisma, user.id, 4);
-    const event = completed(topUp.tradeNo);
+    const event = completed(topUp);
     await storeEvent(prisma, event);
 
     const results = await Promise.all(Array.from({ length: 20 }, () => processStripeEvent(prisma, event.id)));
@@ -149,7 +152,7 @@ describe('crediting a paid checkout', () => {
   ])('%s: one credit', async (_name, order) => {
     const user = await payingUser();
     const topUp = await pendingTopUp(prisma, user.id, 5);
-    const events = order.map((type) => checkoutEvent({ type, clientReferenceId: topUp.tradeNo, paymentStatus: 'paid' }));
+    const events = order.map((type) => checkoutEvent({ type, session: sessionOf(topUp), paymentStatus: 'paid' }));
 
     for (const event of events) {
       await deliver(prisma, queue, event);
@@ -165,7 +168,7 @@ describe('crediting a paid checkout', () => {
     const user = await payingUser();
     const topUp = await pendingTopUp(prisma, user.id, 6);
     const events = ['checkout.session.async_payment_succeeded', 'checkout.session.completed'].map((type) =>
-      checkoutEvent({ type, clientReferenceId: topUp.tradeNo, paymentStatus: 'paid' }),
+      checkoutEvent({ type, session: sessionOf(topUp), paymentStatus: 'paid' }),
     );
     await Promise.all(events.map((event) => storeEvent(prisma, event)));
 
@@ -178,14 +181,14 @@ describe('crediting a paid checkout', () => {
   test('a delayed payment method: completed (unpaid) changes nothing, async_payment_succeeded then credits', async () => {
     const user = await payingUser();
     const topUp = await pendingTopUp(prisma, user.id, 1);
-    const unpaid = checkoutEvent({ type: 'checkout.session.completed', clientReferenceId: topUp.tradeNo, paymentStatus: 'unpaid' });
+    const unpaid = checkoutEvent({ type: 'checkout.session.completed', session: sessionOf(topUp), paymentStatus: 'unpaid' });
 
     await deliver(prisma, queue, unpaid);
     expect((await settledEvent(prisma, unpaid.id)).status).toBe('ignored');
     expect((await prisma.topUp.findUniqueOrThrow({ where: { id: topUp.id } })).status).toBe('pending');
     expect(await quotaOf(prisma, user.id)).toBe(0);
 
-    const succeeded = checkoutEvent({ type: 'checkout.session.async_payment_succeeded', clientReferenceId: topUp.tradeNo });
+    const succeeded = checkoutEvent({ type: 'checkout.session.async_payment_succeeded', session: sessionOf(topUp) });
     await deliver(prisma, queue, succeeded);
     expect((await settledEvent(prisma, succeeded.id)).status).toBe('processed');
     expect(await quotaOf(prisma, user.id)).toBe(QUOTA_PER_UNIT);
@@ -202,7 +205,7 @@ describe('timestamps', () => {
       expect(zone).toBe('Asia/Tokyo');
       const user = await payingUser();
       const topUp = await pendingTopUp(prisma, user.id, 1);
-      const event = completed(topUp.tradeNo);
+      const event = completed(topUp);
       await storeEvent(prisma, event);
       await processStripeEvent(tokyo, event.id);
       const after = await prisma.topUp.findUniqueOrThrow({ where: { id: topUp.id } });
@@ -223,13 +226,14 @@ describe('top-ups that end without payment', () => {
   ])('%s -> top-up %s, nothing credited', async (type, status) => {
     const user = await payingUser();
     const topUp = await pendingTopUp(prisma, user.id, 9);
-    const event = checkoutEvent({ type, clientReferenceId: topUp.tradeNo });
+    const event = checkoutEvent({ type, session: sessionOf(topUp) });
 
     await deliver(prisma, queue, event);
 
     expect((await settledEvent(prisma, event.id)).status).toBe('processed');
     const after = await prisma.topUp.findUniqueOrThrow({ where: { id: topUp.id } });
     expect(after.status).toBe(status);
+    expect(after.failureReason).toBe(status === 'failed' ? 'the payment failed at Stripe' : null);
     expect(after.completedAt).toBeInstanceOf(Date);
     expect(await quotaOf(prisma, user.id)).toBe(0);
     expect(await topUpLogs(prisma, user.id)).toHaveLength(0);
@@ -240,8 +244,8 @@ describe('top-ups that end without payment', () => {
     const topUps = await Promise.all(Array.from({ length: 8 }, () => pendingTopUp(prisma, user.id, 1)));
     const pairs = topUps.map((topUp) => ({
       topUp,
-      paid: completed(topUp.tradeNo),
-      expired: checkoutEvent({ type: 'checkout.session.expired', clientReferenceId: topUp.tradeNo }),
+      paid: completed(topUp),
+      expired: checkoutEvent({ type: 'checkout.session.expired', session: sessionOf(topUp) }),
     }));
 
     // Half the pairs arrive expiry first, half payment first, all at once.
@@ -275,7 +279,7 @@ describe('top-ups that end without payment', () => {
 describe('events that cannot be processed end visibly failed and credit nothing', () => {
   test('unknown trade_no', async () => {
     const user = await payingUser();
-    const event = completed('ref_does_not_exist');
+    const event = checkoutEvent({ type: 'checkout.session.completed', clientReferenceId: 'ref_does_not_exist', paymentStatus: 'paid' });
 
     await deliver(prisma, queue, event);
     const row = await settledEvent(prisma, event.id);
@@ -289,7 +293,7 @@ describe('events that cannot be processed end visibly failed and credit nothing'
   test('a top-up that is not a Stripe one', async () => {
     const user = await payingUser();
     const topUp = await pendingTopUp(prisma, user.id, 5, { provider: 'alipay' });
-    const event = completed(topUp.tradeNo);
+    const event = completed(topUp);
 
     await deliver(prisma, queue, event);
     const row = await settledEvent(prisma, event.id);
@@ -300,19 +304,41 @@ describe('events that cannot be processed end visibly failed and credit nothing'
     expect(await quotaOf(prisma, user.id)).toBe(0);
   });
 
-  test('a session other than the one created for the top-up', async () => {
+  test('a session other than the one created for the top-up: the event is refused, the top-up stays payable', async () => {
     const user = await payingUser();
     const topUp = await pendingTopUp(prisma, user.id, 5, { providerSessionId: 'cs_test_original' });
-    const event = completed(topUp.tradeNo, { sessionId: 'cs_test_other' });
+    const event = completed(topUp, { sessionId: 'cs_test_other' });
 
     await deliver(prisma, queue, event);
 
-    expect((await settledEvent(prisma, event.id)).status).toBe('failed');
+    const row = await settledEvent(prisma, event.id);
+    expect(row.status).toBe('failed');
+    expect(row.lastError).toContain(`checkout session cs_test_other is not the one created for top-up ${topUp.tradeNo}`);
+    expect(await quotaOf(prisma, user.id)).toBe(0);
+    expect((await prisma.topUp.findUniqueOrThrow({ where: { id: topUp.id } })).status).toBe('pending');
+
+    const own = completed(topUp);
+    await deliver(prisma, queue, own);
+    expect((await settledEvent(prisma, own.id)).status).toBe('processed');
+    expect(await quotaOf(prisma, user.id)).toBe(5 * QUOTA_PER_UNIT);
+  });
+
+  test('a top-up with no session amount and currency kept (made before they were kept): refused for review, left pending', async () => {
+    const user = await payingUser();
+    const topUp = await pendingTopUp(prisma, user.id, 3, { providerAmount: null, providerCurrency: null });
+    const event = completed(topUp, { amountTotal: 3 * UNIT_AMOUNT, currency: 'usd' });
+
+    await deliver(prisma, queue, event);
+
+    const row = await settledEvent(prisma, event.id);
+    expect(row.status).toBe('failed');
+    expect(row.lastError).toContain('no checkout session amount and currency to compare with');
+    expect((await prisma.topUp.findUniqueOrThrow({ where: { id: topUp.id } })).status).toBe('pending');
     expect(await quotaOf(prisma, user.id)).toBe(0);
   });
 
   test('a session without client_reference_id', async () => {
-    const event = completed('');
+    const event = checkoutEvent({ type: 'checkout.session.completed', clientReferenceId: '', paymentStatus: 'paid' });
     await deliver(prisma, queue, event);
     const row = await settledEvent(prisma, event.id);
     expect(row.status).toBe('failed');
@@ -322,7 +348,7 @@ describe('events that cannot be processed end visibly failed and credit nothing'
   test('a failed event replayed after the operator fixed the cause is credited once', async () => {
     const user = await payingUser();
     const topUp = await pendingTopUp(prisma, user.id, 2, { provider: 'manual' });
-    const event = completed(topUp.tradeNo);
+    const event = completed(topUp);
     await deliver(prisma, queue, event);
     expect((await settledEvent(prisma, event.id)).status).toBe('failed');
 
@@ -332,6 +358,73 @@ describe('events that cannot be processed end visibly failed and credit nothing'
     await waitFor(async () => (await eventRow(prisma, event.id)).status === 'processed', 'the replayed event');
     expect(await quotaOf(prisma, user.id)).toBe(2 * QUOTA_PER_UNIT);
     expect((await eventRow(prisma, event.id)).attempts).toBe(2);
+  });
+});
+
+describe('a paid session whose amount or currency differs from the one created (CONTRACT 3.5)', () => {
+  test.each([
+    ['amount_total 1', { amountTotal: 1 }, 'amount_total 1 differs from the 875 created for checkout session'],
+    ['currency jpy', { currency: 'jpy' }, 'currency jpy differs from the usd created for checkout session'],
+    ['no amount_total', { amountTotal: null }, 'amount_total missing differs'],
+    ['a fractional amount_total', { amountTotal: 874.5 }, 'amount_total 874.5 differs'],
+  ])('%s: nothing credited, the top-up and the event end failed with the reason', async (_name, tampered, reason) => {
+    const user = await payingUser(40);
+    const topUp = await pendingTopUp(prisma, user.id, 7);
+    const event = completed(topUp, tampered);
+
+    await deliver(prisma, queue, event);
+
+    const row = await settledEvent(prisma, event.id);
+    expect(row.status).toBe('failed');
+    expect(row.lastError).toContain(reason);
+    const after = await prisma.topUp.findUniqueOrThrow({ where: { id: topUp.id } });
+    expect(after.status).toBe('failed');
+    expect(after.failureReason).toBe(row.lastError);
+    expect(after.completedAt).toBeInstanceOf(Date);
+    expect(await quotaOf(prisma, user.id)).toBe(40);
+    expect(await topUpLogs(prisma, user.id)).toHaveLength(0);
+
+    // Stripe's own event for the session, arriving later, cannot credit a top-up that failed.
+    const genuine = completed(topUp);
+    await deliver(prisma, queue, genuine);
+    expect((await settledEvent(prisma, genuine.id)).lastError).toContain('needs review');
+    expect(await quotaOf(prisma, user.id)).toBe(40);
+  });
+
+  test('the matching event credits once even with tampered ones around it, before and after, delivered concurrently', async () => {
+    const user = await payingUser();
+    const topUp = await pendingTopUp(prisma, user.id, 6);
+    const genuine = completed(topUp);
+    await deliver(prisma, queue, genuine);
+    expect((await settledEvent(prisma, genuine.id)).status).toBe('processed');
+
+    const tampered = [completed(topUp, { amountTotal: 1 }), completed(topUp, { currency: 'jpy' })];
+    await Promise.all([...tampered, genuine, genuine].map((event) => deliver(prisma, queue, event)));
+    const rows = await Promise.all(tampered.map((event) => settledEvent(prisma, event.id)));
+
+    expect(rows.map((row) => row.status)).toEqual(['failed', 'failed']);
+    const after = await prisma.topUp.findUniqueOrThrow({ where: { id: topUp.id } });
+    expect(after).toMatchObject({ status: 'success', failureReason: null });
+    expect(await quotaOf(prisma, user.id)).toBe(6 * QUOTA_PER_UNIT);
+    expect(await topUpLogs(prisma, user.id)).toHaveLength(1);
+  });
+
+  test('20 concurrent runs of a matching and a tampered event of one top-up: at most one credit, never both', async () => {
+    const user = await payingUser();
+    const topUp = await pendingTopUp(prisma, user.id, 2);
+    const genuine = completed(topUp);
+    const tampered = completed(topUp, { amountTotal: 1 });
+    await storeEvent(prisma, genuine);
+    await storeEvent(prisma, tampered);
+
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => processStripeEvent(prisma, (i % 2 ? genuine : tampered).id)));
+
+    expect(results.filter((r) => r.outcome === 'credited').length).toBeLessThanOrEqual(1);
+    const status = (await prisma.topUp.findUniqueOrThrow({ where: { id: topUp.id } })).status;
+    const credited = status === 'success' ? 2 * QUOTA_PER_UNIT : 0;
+    expect(['success', 'failed']).toContain(status);
+    expect(await quotaOf(prisma, user.id)).toBe(credited);
+    expect(await topUpLogs(prisma, user.id)).toHaveLength(credited ? 1 : 0);
   });
 });
 
@@ -347,7 +440,7 @@ describe('inbox sweeper', () => {
   test('queues events that were stored but never queued (Redis was down), once they are old enough', async () => {
     const user = await payingUser();
     const topUp = await pendingTopUp(prisma, user.id, 8);
-    const event = completed(topUp.tradeNo);
+    const event = completed(topUp);
     await storeEvent(prisma, event); // stored, never queued
     const sweeper = startInboxSweeper({ prisma, queue, logger, intervalMs: 60_000, minAgeMs: 60_000 });
     try {

@@ -16,7 +16,7 @@ import { createTestPrisma, createUser, redisPrefix, setOption, testDatabaseUrl }
 import { checkoutEvent } from '@modelgate/testing/fake-stripe';
 import { ledgerMismatches } from '@modelgate/testing/ledger';
 import { freePort, type ScratchRedis, type ServiceProcess, startScratchRedis, startWorkerProcess, waitFor } from '@modelgate/testing/processes';
-import { eventRow, pendingTopUp, QUOTA_PER_UNIT, quotaOf, storeEvent, topUpLogs } from './payment-fixtures';
+import { eventRow, pendingTopUp, QUOTA_PER_UNIT, quotaOf, sessionOf, storeEvent, topUpLogs } from './payment-fixtures';
 
 jest.setTimeout(90_000);
 
@@ -76,7 +76,7 @@ async function workerIsBlocked(): Promise<boolean> {
 async function queuedPayment(amount: number) {
   const user = await createUser(prisma);
   const topUp = await pendingTopUp(prisma, user.id, amount);
-  const event = checkoutEvent({ type: 'checkout.session.completed', clientReferenceId: topUp.tradeNo, paymentStatus: 'paid' });
+  const event = checkoutEvent({ type: 'checkout.session.completed', session: sessionOf(topUp), paymentStatus: 'paid' });
   await storeEvent(prisma, event);
   await enqueuePaymentWebhook(queue, { provider: 'stripe', eventId: event.id });
   return { user, topUp, event };

@@ -1,6 +1,16 @@
 export * from './client';
 export * from './crypto';
 export {
+  type BalanceChange,
+  type BalancesAfter,
+  changeBalance,
+  chargeConsumeBatch,
+  type ConsumeRow,
+  type LedgerMismatch,
+  ledgerMismatches,
+  type UserBalanceField,
+} from './ledger';
+export {
   applyMigrations,
   DatabaseUnreachableError,
   databaseExists,

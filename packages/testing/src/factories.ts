@@ -5,6 +5,7 @@ import { hash as argon2Hash } from '@node-rs/argon2';
 import {
   type ChannelModel,
   type ChannelUncheckedCreateInput,
+  changeBalance,
   encryptSecret,
   type OptionModel,
   type PrismaClient,
@@ -47,27 +48,19 @@ export type UserOverrides = Partial<UserUncheckedCreateInput> & {
  * carrying the same amount, so "quota = sum of the user's log deltas" holds from the start.
  */
 export async function createUser(prisma: PrismaClient, overrides: UserOverrides = {}): Promise<UserModel> {
-  const { password = TEST_PASSWORD, ...fields } = overrides;
+  const { password = TEST_PASSWORD, quota = 0, ...fields } = overrides;
   const data: UserUncheckedCreateInput = {
     username: `user${nextSequence()}_${randomBytes(3).toString('hex')}`,
     passwordHash: fields.passwordHash ?? (await hashPassword(password)),
     ...fields,
   };
-  const startingQuota = BigInt(data.quota ?? 0);
+  const startingQuota = BigInt(quota);
   return prisma.$transaction(async (tx) => {
     const user = await tx.user.create({ data });
-    if (startingQuota !== 0n) {
-      await tx.log.create({
-        data: {
-          userId: user.id,
-          username: user.username,
-          type: LOG_TYPE.system,
-          content: 'starting quota (test fixture)',
-          quota: startingQuota,
-        },
-      });
-    }
-    return user;
+    if (startingQuota === 0n) return user;
+    const booked = await changeBalance(tx, { userId: user.id, type: LOG_TYPE.system, content: 'starting quota (test fixture)', quota: startingQuota });
+    if (!booked) throw new Error(`createUser: a starting quota of ${startingQuota} would be negative`);
+    return tx.user.findUniqueOrThrow({ where: { id: user.id } });
   });
 }
 

@@ -16,28 +16,36 @@ export interface RecordedStripeRequest {
   form: Record<string, string>;
 }
 
-export interface FakeCheckoutSession {
-  id: string;
-  object: 'checkout.session';
-  url: string;
-  mode: string;
-  status: 'open';
-  payment_status: 'unpaid';
-  client_reference_id: string | null;
-  customer: string | null;
-  customer_email: string | null;
-  currency: string;
-  amount_total: number;
-  metadata: Record<string, string>;
-  success_url: string | null;
-  cancel_url: string | null;
-}
+/** The fields of Stripe's Checkout Session the fake answers with, typed by the stripe SDK itself. */
+export type FakeCheckoutSession = Pick<
+  Stripe.Checkout.Session,
+  | 'id'
+  | 'object'
+  | 'url'
+  | 'mode'
+  | 'status'
+  | 'payment_status'
+  | 'client_reference_id'
+  | 'customer'
+  | 'customer_email'
+  | 'currency'
+  | 'amount_subtotal'
+  | 'amount_total'
+  | 'metadata'
+  | 'success_url'
+  | 'cancel_url'
+  | 'livemode'
+  | 'created'
+>;
+
+/** A Price of the fake account: what one unit costs, in the currency's minor unit. */
+export type FakePrice = Pick<Stripe.Price, 'unit_amount' | 'currency'>;
 
 export interface FakeStripeOptions {
   /** When set, requests with another `Authorization: Bearer` get Stripe's 401. */
   apiKey?: string;
-  /** Price of one unit of any price id, in cents (for `amount_total`). */
-  unitAmountCents?: number;
+  /** The account's prices by id; a session for any other price gets Stripe's 400 `resource_missing`. */
+  prices?: Record<string, FakePrice>;
 }
 
 export interface FakeStripe {
@@ -51,10 +59,10 @@ export interface FakeStripe {
   close(): Promise<void>;
 }
 
-function stripeError(res: ServerResponse, status: number, type: string, message: string): void {
+function stripeError(res: ServerResponse, status: number, type: string, message: string, details: { code?: string; param?: string } = {}): void {
   // `Stripe-Should-Retry: false` keeps the SDK from retrying the fake outage, so tests stay fast.
   res.writeHead(status, { 'Content-Type': 'application/json', 'Stripe-Should-Retry': 'false' });
-  res.end(JSON.stringify({ error: { type, message } }));
+  res.end(JSON.stringify({ error: { type, message, ...details } }));
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {
@@ -72,12 +80,23 @@ function metadataOf(form: Record<string, string>): Record<string, string> {
   return metadata;
 }
 
-function quantityOf(form: Record<string, string>): number {
-  let total = 0;
-  for (const [key, value] of Object.entries(form)) {
-    if (/^line_items\[\d+\]\[quantity\]$/.test(key)) total += Number(value);
+type Totals = { amount: number; currency: string } | { error: string; param: string; code?: string };
+
+/** What Stripe computes at creation: the sum of unit_amount x quantity over the line items, in their one currency. */
+function totalsOf(form: Record<string, string>, prices: Record<string, FakePrice>): Totals {
+  let amount = 0;
+  let currency: string | undefined;
+  for (let i = 0; form[`line_items[${i}][price]`] !== undefined; i++) {
+    const id = form[`line_items[${i}][price]`];
+    const price = Object.hasOwn(prices, id) ? prices[id] : undefined;
+    if (!price || price.unit_amount === null) return { error: `No such price: '${id}'`, param: `line_items[${i}][price]`, code: 'resource_missing' };
+    if (currency !== undefined && price.currency !== currency) {
+      return { error: 'All line items must use the same currency.', param: `line_items[${i}][price]` };
+    }
+    currency = price.currency;
+    amount += price.unit_amount * Number(form[`line_items[${i}][quantity]`] ?? 1);
   }
-  return total;
+  return currency === undefined ? { error: 'Missing required param: line_items.', param: 'line_items', code: 'parameter_missing' } : { amount, currency };
 }
 
 export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<FakeStripe> {
@@ -85,7 +104,7 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
   const sessions = new Map<string, FakeCheckoutSession>();
   const byIdempotencyKey = new Map<string, FakeCheckoutSession>();
   let failing = false;
-  const unitAmount = options.unitAmountCents ?? 100;
+  const prices = options.prices ?? {};
 
   const server: Server = createServer((req, res) => {
     void (async () => {
@@ -108,25 +127,31 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
         res.writeHead(200, { 'Content-Type': 'application/json' });
         return res.end(JSON.stringify(replayed));
       }
-      if (!form['line_items[0][price]'] || !form.mode) {
-        return stripeError(res, 400, 'invalid_request_error', 'Missing required param: line_items or mode.');
+      if (!form.mode) return stripeError(res, 400, 'invalid_request_error', 'Missing required param: mode.', { code: 'parameter_missing', param: 'mode' });
+      if (form.mode !== 'payment') return stripeError(res, 400, 'invalid_request_error', 'This fake creates payment sessions only.', { param: 'mode' });
+      const totals = totalsOf(form, prices);
+      if ('error' in totals) {
+        return stripeError(res, 400, 'invalid_request_error', totals.error, { code: totals.code, param: totals.param });
       }
       const id = `cs_test_${randomBytes(12).toString('hex')}`;
       const session: FakeCheckoutSession = {
         id,
         object: 'checkout.session',
         url: `https://checkout.stripe.test/c/pay/${id}`,
-        mode: form.mode,
+        mode: 'payment',
         status: 'open',
         payment_status: 'unpaid',
         client_reference_id: form.client_reference_id ?? null,
         customer: form.customer ?? null,
         customer_email: form.customer_email ?? null,
-        currency: 'usd',
-        amount_total: quantityOf(form) * unitAmount,
+        currency: totals.currency,
+        amount_subtotal: totals.amount,
+        amount_total: totals.amount,
         metadata: metadataOf(form),
         success_url: form.success_url ?? null,
         cancel_url: form.cancel_url ?? null,
+        livemode: false,
+        created: Math.floor(Date.now() / 1000),
       };
       sessions.set(id, session);
       if (idempotencyKey) byIdempotencyKey.set(idempotencyKey, session);
@@ -152,15 +177,22 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
   };
 }
 
+/** The fields of a Checkout Session that a payment is checked against (what the account service kept of it). */
+export type CheckoutSessionRef = Pick<Stripe.Checkout.Session, 'id' | 'client_reference_id' | 'amount_total' | 'currency'>;
+
 export interface CheckoutEventInput {
   /** `checkout.session.completed`, `...async_payment_succeeded`, `...async_payment_failed`, `...expired`, or any other. */
   type: string;
+  /** The session the event reports (one the fake created, say): its id, client_reference_id, amount_total and currency, unless given below. */
+  session?: CheckoutSessionRef;
   /** The top-up's trade_no, as Modelgate passed it when creating the session. */
-  clientReferenceId: string | null;
+  clientReferenceId?: string | null;
   paymentStatus?: 'paid' | 'unpaid' | 'no_payment_required';
   sessionId?: string;
   customer?: string | null;
-  amountTotal?: number;
+  /** In the currency's minor unit (cents). */
+  amountTotal?: number | null;
+  currency?: string | null;
   eventId?: string;
 }
 
@@ -168,6 +200,7 @@ export interface CheckoutEventInput {
 export function checkoutEvent(input: CheckoutEventInput): { id: string; payload: string } {
   const id = input.eventId ?? `evt_test_${randomBytes(12).toString('hex')}`;
   const defaultPaymentStatus = input.type === 'checkout.session.async_payment_succeeded' ? 'paid' : 'unpaid';
+  const { session } = input;
   const event = {
     id,
     object: 'event',
@@ -179,13 +212,13 @@ export function checkoutEvent(input: CheckoutEventInput): { id: string; payload:
     type: input.type,
     data: {
       object: {
-        id: input.sessionId ?? `cs_test_${randomBytes(12).toString('hex')}`,
+        id: input.sessionId ?? session?.id ?? `cs_test_${randomBytes(12).toString('hex')}`,
         object: 'checkout.session',
-        client_reference_id: input.clientReferenceId,
+        client_reference_id: input.clientReferenceId !== undefined ? input.clientReferenceId : (session?.client_reference_id ?? null),
         customer: input.customer ?? null,
         mode: 'payment',
-        currency: 'usd',
-        amount_total: input.amountTotal ?? 100,
+        currency: input.currency !== undefined ? input.currency : (session?.currency ?? 'usd'),
+        amount_total: input.amountTotal !== undefined ? input.amountTotal : (session?.amount_total ?? 100),
         payment_status: input.paymentStatus ?? defaultPaymentStatus,
         status: input.type === 'checkout.session.expired' ? 'expired' : 'complete',
       },

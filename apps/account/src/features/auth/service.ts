@@ -1,3 +1,4 @@
+import { changeBalance } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
 import { LOG_TYPE, readOptions, USER_STATUS } from '@modelgate/schemas';
 import type { Request, Response } from 'express';
@@ -5,10 +6,8 @@ import type { AccountDeps } from '../../app';
 import { nowMs } from '../../lib/clock';
 import { isUniqueViolation } from '../../lib/db';
 import { randomAlphanumeric } from '../../lib/random';
-import { appendLedgerRow } from '../logs/repository';
 import { checkSecondFactor, isTwoFactorEnabled } from '../two-factor/service';
 import {
-  creditInviter,
   findActiveUserById,
   findInviterByAffCode,
   findProfile,
@@ -52,14 +51,12 @@ export async function register(deps: AccountDeps, req: Request, input: Registrat
         username: input.username,
         passwordHash,
         email: input.email,
-        quota: bonus,
         inviterId: inviter?.id,
         affCode: randomAlphanumeric(AFF_CODE_LENGTH),
       });
       if (bonus > 0n) {
-        await appendLedgerRow(tx, {
+        await changeBalance(tx, {
           userId: user.id,
-          username: user.username,
           type: LOG_TYPE.system,
           content: inviter ? `registration bonus (invited by ${inviter.username})` : 'registration bonus',
           quota: bonus,
@@ -68,18 +65,17 @@ export async function register(deps: AccountDeps, req: Request, input: Registrat
       }
       if (inviter) {
         const reward = BigInt(options.QuotaForInviter);
-        await creditInviter(tx, inviter.id, reward);
-        if (reward > 0n) {
-          // The reward lands in aff_quota, not quota: the row records it with a quota delta of 0.
-          await appendLedgerRow(tx, {
-            userId: inviter.id,
-            username: inviter.username,
-            type: LOG_TYPE.system,
-            content: `invitation reward: ${reward} added to affiliate quota for inviting ${user.username}`,
-            quota: 0n,
-            requestId: req.requestId,
-          });
-        }
+        // The reward lands in aff_quota, not quota: the row records it with a quota delta of 0.
+        await changeBalance(tx, {
+          userId: inviter.id,
+          type: LOG_TYPE.system,
+          content: `invitation reward: ${reward} added to affiliate quota for inviting ${user.username}`,
+          quota: 0n,
+          affQuota: reward,
+          affHistoryQuota: reward,
+          affCount: 1,
+          requestId: req.requestId,
+        });
       }
       return user;
     });

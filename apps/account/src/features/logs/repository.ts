@@ -1,30 +1,5 @@
 import type { Prisma } from '@modelgate/db';
-import type { LogType } from '@modelgate/schemas';
 import type { Db } from '../../lib/db';
-
-export interface LedgerEntry {
-  userId: number;
-  username: string;
-  type: LogType;
-  content: string;
-  /** Signed change applied to the user's quota by the same transaction (0 when none). */
-  quota: bigint;
-  requestId?: string;
-}
-
-/** The one log row a balance change writes; call it inside the transaction that changed the balance. */
-export async function appendLedgerRow(db: Db, entry: LedgerEntry): Promise<void> {
-  await db.log.create({
-    data: {
-      userId: entry.userId,
-      username: entry.username,
-      type: entry.type,
-      content: entry.content,
-      quota: entry.quota,
-      requestId: entry.requestId,
-    },
-  });
-}
 
 export interface LogFilter {
   userId?: number;

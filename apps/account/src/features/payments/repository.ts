@@ -18,15 +18,30 @@ export async function insertPendingTopUp(prisma: PrismaClient, topUp: NewTopUp):
   });
 }
 
-export async function attachCheckoutSession(prisma: PrismaClient, tradeNo: string, sessionId: string): Promise<void> {
-  await prisma.topUp.update({ where: { tradeNo }, data: { providerSessionId: sessionId } });
+/** Stripe's answer at creation, kept so that only a payment of this session, amount and currency is credited. */
+export interface CreatedCheckoutSession {
+  id: string;
+  /** In the currency's minor unit. */
+  amountTotal: number | null;
+  currency: string | null;
+}
+
+export async function attachCheckoutSession(prisma: PrismaClient, tradeNo: string, session: CreatedCheckoutSession): Promise<void> {
+  await prisma.topUp.update({
+    where: { tradeNo },
+    data: {
+      providerSessionId: session.id,
+      providerAmount: session.amountTotal === null ? null : BigInt(session.amountTotal),
+      providerCurrency: session.currency,
+    },
+  });
 }
 
 /** A top-up whose checkout could not be created: it can never be paid, so it ends `failed`. */
-export async function failUnstartedTopUp(prisma: PrismaClient, tradeNo: string): Promise<void> {
+export async function failUnstartedTopUp(prisma: PrismaClient, tradeNo: string, reason: string): Promise<void> {
   await prisma.topUp.updateMany({
     where: { tradeNo, status: 'pending', providerSessionId: null },
-    data: { status: 'failed', completedAt: new Date() },
+    data: { status: 'failed', failureReason: reason, completedAt: new Date() },
   });
 }
 

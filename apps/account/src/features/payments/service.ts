@@ -42,7 +42,9 @@ export interface CheckoutUrls {
 
 /**
  * CONTRACT 3.2 `POST /api/user/stripe/pay`: a pending top-up first (so the webhook always finds it),
- * then the Checkout Session. When Stripe fails the top-up ends `failed` and the user gets a 502.
+ * then the Checkout Session, whose id, amount_total and currency are kept with the top-up: the worker
+ * credits only a payment of that session, amount and currency (CONTRACT 3.5). When Stripe fails the
+ * top-up ends `failed` and the user gets a 502.
  */
 export async function startStripeTopUp(deps: AccountDeps, userId: number, amount: number, urls: CheckoutUrls) {
   const options = await readOptions(deps.prisma);
@@ -82,10 +84,10 @@ export async function startStripeTopUp(deps: AccountDeps, userId: number, amount
     if (!session.url) throw new Error('checkout session has no url');
   } catch (err) {
     deps.logger.warn({ tradeNo, error: describeError(err) }, 'stripe checkout session not created');
-    await failUnstartedTopUp(deps.prisma, tradeNo);
+    await failUnstartedTopUp(deps.prisma, tradeNo, 'the Stripe checkout session could not be created');
     throw new AppError('bad_gateway', 'Stripe is unavailable: the top-up was not started and nothing was charged; please try again');
   }
-  await attachCheckoutSession(deps.prisma, tradeNo, session.id);
+  await attachCheckoutSession(deps.prisma, tradeNo, { id: session.id, amountTotal: session.amount_total, currency: session.currency });
   return { pay_link: session.url, trade_no: tradeNo };
 }
 

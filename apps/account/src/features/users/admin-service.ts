@@ -1,3 +1,4 @@
+import { changeBalance } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
 import { LOG_TYPE, ROLE, USER_STATUS } from '@modelgate/schemas';
 import type { AccountDeps } from '../../app';
@@ -5,7 +6,6 @@ import { nowMs } from '../../lib/clock';
 import type { Page, PageRequest } from '../../lib/envelope';
 import { publishInvalidation } from '../../lib/invalidation';
 import type { AuthenticatedUser } from '../auth/require-user';
-import { appendLedgerRow } from '../logs/repository';
 import { findProfile, findProfilePage, lockUser, updateUser } from './repository';
 import { adminUserView } from './views';
 
@@ -44,12 +44,12 @@ export async function updateUserAsAdmin(deps: AccountDeps, actor: AuthenticatedU
     const target = await lockUser(tx, input.id);
     if (!target) throw new AppError('not_found', 'user not found');
     assertMayActOn(actor, target);
+    await updateUser(tx, input.id, { displayName: input.display_name, group: input.group, remark: input.remark });
     const quota = input.quota === undefined ? undefined : BigInt(input.quota);
-    await updateUser(tx, input.id, { displayName: input.display_name, group: input.group, remark: input.remark, quota });
+    // The row is locked, so the delta from the quota read above is exact.
     if (quota !== undefined && quota !== target.quota) {
-      await appendLedgerRow(tx, {
+      await changeBalance(tx, {
         userId: target.id,
-        username: target.username,
         type: LOG_TYPE.manage,
         content: `quota set from ${target.quota} to ${quota} by ${actor.username}`,
         quota: quota - target.quota,

@@ -1,4 +1,4 @@
-import type { Prisma, PrismaClient } from '@modelgate/db';
+import type { Prisma, PrismaClient, UserBalanceField } from '@modelgate/db';
 import type { Db } from '../../lib/db';
 
 const authFields = { id: true, username: true, role: true, status: true, group: true } as const;
@@ -37,15 +37,9 @@ export async function findInviterByAffCode(db: Db, affCode: string) {
   return db.user.findFirst({ where: { affCode, deletedAt: null }, select: { id: true, username: true } });
 }
 
-export async function insertUser(db: Db, data: Prisma.UserUncheckedCreateInput) {
+/** Balances start at 0: the ledger module books any starting amount with its log row. */
+export async function insertUser(db: Db, data: Omit<Prisma.UserUncheckedCreateInput, UserBalanceField>) {
   return db.user.create({ data, select: { id: true, username: true } });
-}
-
-export async function creditInviter(db: Db, inviterId: number, reward: bigint): Promise<void> {
-  await db.user.update({
-    where: { id: inviterId },
-    data: { affCount: { increment: 1 }, affQuota: { increment: reward }, affHistoryQuota: { increment: reward } },
-  });
 }
 
 export const profileFields = {
@@ -84,7 +78,8 @@ export async function findProfilePage(db: Db, skip: number, take: number): Promi
   return { total, rows };
 }
 
-export async function updateUser(db: Db, id: number, data: Prisma.UserUncheckedUpdateInput): Promise<void> {
+/** Any column but the balances, which change only through the ledger module (with their log row). */
+export async function updateUser(db: Db, id: number, data: Omit<Prisma.UserUncheckedUpdateInput, UserBalanceField>): Promise<void> {
   await db.user.update({ where: { id }, data });
 }
 
@@ -96,18 +91,6 @@ export async function setAffCodeIfMissing(db: Db, id: number, affCode: string): 
 export async function findAffCode(db: Db, id: number): Promise<string | null | undefined> {
   const user = await db.user.findFirst({ where: { id, deletedAt: null }, select: { affCode: true } });
   return user ? user.affCode : undefined;
-}
-
-/**
- * Moves `amount` from aff_quota to quota in one conditional UPDATE: concurrent transfers serialise on
- * the row and each re-checks the balance, so together they can never move more than there is.
- */
-export async function moveAffQuota(db: Db, id: number, amount: bigint) {
-  const rows = await db.$queryRaw<{ quota: bigint; aff_quota: bigint; username: string }[]>`
-    UPDATE users SET aff_quota = aff_quota - ${amount}, quota = quota + ${amount}, updated_at = (now() AT TIME ZONE 'UTC')
-     WHERE id = ${id} AND deleted_at IS NULL AND aff_quota >= ${amount}
-     RETURNING quota, aff_quota, username`;
-  return rows[0];
 }
 
 /** Locks the user row for the rest of the transaction (balance changes by others wait). */

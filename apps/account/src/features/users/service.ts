@@ -1,3 +1,4 @@
+import { changeBalance } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
 import { LOG_TYPE, readOptions } from '@modelgate/schemas';
 import type { AccountDeps } from '../../app';
@@ -7,8 +8,7 @@ import { publishInvalidation } from '../../lib/invalidation';
 import { randomAlphanumeric } from '../../lib/random';
 import { hashPassword, verifyPassword } from '../auth/passwords';
 import { hashAccessToken } from '../auth/require-user';
-import { appendLedgerRow } from '../logs/repository';
-import { findAffCode, findPasswordHash, findProfile, moveAffQuota, setAffCodeIfMissing, updateUser } from './repository';
+import { findAffCode, findPasswordHash, findProfile, setAffCodeIfMissing, updateUser } from './repository';
 import { AFF_CODE_LENGTH } from './fields';
 import { selfView } from './views';
 
@@ -83,20 +83,19 @@ export async function transferAffQuota(deps: AccountDeps, userId: number, amount
   if (amount < QuotaPerUnit) {
     throw new AppError('invalid_request', `quota: must be at least ${QuotaPerUnit}`, { param: 'quota' });
   }
-  const moved = await deps.prisma.$transaction(async (tx) => {
-    const after = await moveAffQuota(tx, userId, BigInt(amount));
-    if (!after) return undefined;
-    await appendLedgerRow(tx, {
+  // Refused (undefined) when aff_quota holds less: concurrent transfers serialise on the user's row
+  // and each re-checks, so together they never move more than there is.
+  const moved = await deps.prisma.$transaction((tx) =>
+    changeBalance(tx, {
       userId,
-      username: after.username,
       type: LOG_TYPE.system,
       content: `affiliate quota transferred to balance: ${amount}`,
       quota: BigInt(amount),
+      affQuota: -BigInt(amount),
       requestId,
-    });
-    return after;
-  });
+    }),
+  );
   if (!moved) throw new AppError('invalid_request', 'quota: more than the affiliate quota available', { param: 'quota' });
   await publishInvalidation(deps, { kind: 'user', userId });
-  return { quota: Number(moved.quota), aff_quota: Number(moved.aff_quota) };
+  return { quota: Number(moved.quota), aff_quota: Number(moved.affQuota) };
 }

@@ -1,4 +1,4 @@
-import type { PrismaClient } from '@modelgate/db';
+import { chargeConsumeBatch, type ConsumeRow, type PrismaClient } from '@modelgate/db';
 import { LOG_TYPE } from '@modelgate/schemas';
 import type { LedgerEntry, WrittenBatch } from './ledger-entry';
 
@@ -14,16 +14,6 @@ function add(map: Map<number, [number, number]>, id: number, queued: number, tak
   }
 }
 
-/** Per-id sums as parallel columns (bigint values as text, so no precision is lost on the way). */
-function totalsColumns(totals: Map<number, [number, number]>): { ids: number[]; first: string[]; second: string[] } {
-  const ids = [...totals.keys()];
-  return {
-    ids,
-    first: ids.map((id) => String(totals.get(id)![0])),
-    second: ids.map((id) => String(totals.get(id)![1])),
-  };
-}
-
 function unique(values: number[]): number[] {
   return [...new Set(values)].sort((a, b) => a - b);
 }
@@ -33,27 +23,7 @@ function contentOf(entry: LedgerEntry, taken: number): string {
   return taken === entry.quota ? ratios : `${ratios}; balance ran out: charged ${taken} of ${entry.quota}`;
 }
 
-/** A consume row of the `logs` ledger, named as the batch insert reads it (json_to_recordset). */
-interface LogRow {
-  user_id: number;
-  created_at: string;
-  content: string;
-  username: string;
-  token_id: number;
-  token_name: string;
-  model_name: string;
-  quota: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  use_time_ms: number;
-  first_byte_ms: number | null;
-  is_stream: boolean;
-  channel_id: number;
-  request_id: string;
-  other: Record<string, unknown>;
-}
-
-function logRowOf(entry: LedgerEntry, taken: number): LogRow {
+function consumeRowOf(entry: LedgerEntry, taken: number): ConsumeRow {
   return {
     user_id: entry.userId,
     // timestamp(3) columns hold UTC wall time, as Prisma writes them.
@@ -63,7 +33,7 @@ function logRowOf(entry: LedgerEntry, taken: number): LogRow {
     token_id: entry.tokenId,
     token_name: entry.tokenName,
     model_name: entry.model,
-    quota: -taken,
+    charged: taken,
     prompt_tokens: entry.promptTokens,
     completion_tokens: entry.completionTokens,
     use_time_ms: entry.useTimeMs,
@@ -130,10 +100,8 @@ export class LedgerRepository {
       }
 
       const written: WrittenBatch = { users: new Map(), tokens: new Map(), drainedTokens: [] };
-      const rows: LogRow[] = [];
-      const userTotals = new Map<number, [number, number]>(); // taken, requests
-      const tokenTotals = new Map<number, [number, number]>(); // taken from remain, used
-      const channelTotals = new Map<number, [number, number]>();
+      const rows: ConsumeRow[] = [];
+      const takenFromKeys = new Map<number, number>();
       for (const entry of entries) {
         // Users are only soft-deleted, so the row is there (their charges are written like any
         // other); were it gone, the log row's foreign key would refuse the entry (dead letter).
@@ -142,55 +110,21 @@ export class LedgerRepository {
         const taken = Math.min(entry.quota, balance);
         userBalance.set(entry.userId, balance - taken);
         add(written.users, entry.userId, entry.quota, taken);
-        add(userTotals, entry.userId, taken, 1);
 
         const remain = tokenBalance.get(entry.tokenId);
         const takenFromToken = remain === undefined ? 0 : Math.min(taken, remain);
         if (remain !== undefined) {
           tokenBalance.set(entry.tokenId, remain - takenFromToken);
-          add(tokenTotals, entry.tokenId, Number.isFinite(remain) ? takenFromToken : 0, taken);
+          if (Number.isFinite(remain)) takenFromKeys.set(entry.tokenId, (takenFromKeys.get(entry.tokenId) ?? 0) + takenFromToken);
         }
         add(written.tokens, entry.tokenId, queuedOnToken, Number.isFinite(remain ?? 0) ? takenFromToken : 0);
-        add(channelTotals, entry.channelId, taken, 0);
-        rows.push(logRowOf(entry, taken));
+        rows.push(consumeRowOf(entry, taken));
       }
-      for (const id of tokenTotals.keys()) {
+      for (const id of takenFromKeys.keys()) {
         if (tokenBalance.get(id)! <= 0) written.drainedTokens.push(id);
       }
-      if (rows.length > 0) {
-        // One statement for the whole batch: the log rows travel as one JSON parameter (one
-        // JSON.stringify here, one parse in PostgreSQL; an array per column had pg escape every
-        // element, half the relay's pg time), and the users', keys' and channels' counters change in
-        // the same round trip.
-        const users = totalsColumns(userTotals);
-        const tokens = totalsColumns(tokenTotals);
-        const channels = totalsColumns(channelTotals);
-        await tx.$executeRawUnsafe(
-          `WITH logged AS (
-             INSERT INTO logs (user_id, created_at, type, content, username, token_id, token_name, model_name, quota,
-               prompt_tokens, completion_tokens, use_time_ms, first_byte_ms, is_stream, channel_id, request_id, other)
-             SELECT user_id, created_at, ${LOG_TYPE.consume}, content, username, token_id, token_name, model_name, quota,
-               prompt_tokens, completion_tokens, use_time_ms, first_byte_ms, is_stream, channel_id, request_id, other
-             FROM json_to_recordset($1::json) AS r(user_id int, created_at timestamp(3), content text, username text,
-               token_id int, token_name text, model_name text, quota bigint, prompt_tokens int, completion_tokens int,
-               use_time_ms int, first_byte_ms int, is_stream boolean, channel_id int, request_id text, other jsonb)
-           ), charged_users AS (
-             UPDATE users AS u SET quota = u.quota - v.taken, used_quota = u.used_quota + v.taken,
-               request_count = u.request_count + v.requests
-             FROM unnest($2::int[], $3::bigint[], $4::bigint[]) AS v(id, taken, requests) WHERE u.id = v.id
-           ), charged_tokens AS (
-             UPDATE tokens AS t SET remain_quota = t.remain_quota - v.taken, used_quota = t.used_quota + v.used,
-               accessed_at = (now() AT TIME ZONE 'UTC')
-             FROM unnest($5::int[], $6::bigint[], $7::bigint[]) AS v(id, taken, used) WHERE t.id = v.id
-           )
-           UPDATE channels AS c SET used_quota = c.used_quota + v.taken
-           FROM unnest($8::int[], $9::bigint[]) AS v(id, taken) WHERE c.id = v.id`,
-          JSON.stringify(rows),
-          users.ids, users.first, users.second,
-          tokens.ids, tokens.first, tokens.second,
-          channels.ids, channels.first,
-        );
-      }
+      // One statement for the whole batch: the rows, and the users', keys' and channels' counters.
+      await chargeConsumeBatch(tx, rows, takenFromKeys);
       return written;
     }, { timeout: BATCH_TRANSACTION_TIMEOUT_MS, maxWait: BATCH_TRANSACTION_TIMEOUT_MS });
   }

@@ -2,6 +2,7 @@ import { createServiceMetrics, type ServiceMetrics, type ServiceMetricsOptions }
 import type { Job, PaymentWebhookJob, Queue, Worker } from '@modelgate/queue';
 import { Counter, Gauge } from 'prom-client';
 import type { PaymentOutcome, PaymentResult } from '../payments/service';
+import { REJECTION_REASONS } from '../payments/stripe-event';
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 /** A job's last attempt failed: its inbox row stays `failed` for an operator (or the sweeper) to retry. */
@@ -52,12 +53,21 @@ export function createWorkerMetrics(queue: Queue<PaymentWebhookJob>, options: Se
     labelNames: ['provider', 'outcome'] as const,
     registers,
   });
+  const rejected = new Counter({
+    name: 'worker_payments_rejected_total',
+    help: 'Payment events refused and left failed for an operator, by reason (amount_mismatch, currency_mismatch, ...); nothing was credited',
+    labelNames: ['provider', 'reason'] as const,
+    registers,
+  });
 
   // Bound once, and exported at 0 from the first scrape.
   const completedJobs = completed.labels(queue.name);
   const failedAttempts = { retried: failed.labels(queue.name, 'false'), final: failed.labels(queue.name, 'true') };
   const processedEvents = new Map(PROCESSED_OUTCOMES.map((outcome) => [outcome, processed.labels('stripe', outcome)]));
-  for (const child of [completedJobs, failedAttempts.retried, failedAttempts.final, ...processedEvents.values()]) child.inc(0);
+  const rejectedEvents = new Map(REJECTION_REASONS.map((reason) => [reason, rejected.labels('stripe', reason)]));
+  for (const child of [completedJobs, failedAttempts.retried, failedAttempts.final, ...processedEvents.values(), ...rejectedEvents.values()]) {
+    child.inc(0);
+  }
 
   return {
     service,
@@ -65,6 +75,7 @@ export function createWorkerMetrics(queue: Queue<PaymentWebhookJob>, options: Se
       worker.on('completed', (_job: Job<PaymentWebhookJob>, result: PaymentResult | undefined) => {
         completedJobs.inc();
         if (result) processedEvents.get(result.outcome)?.inc();
+        if (result?.rejection) rejectedEvents.get(result.rejection)?.inc();
       });
       worker.on('failed', (job: Job<PaymentWebhookJob> | undefined, err: Error) => {
         // BullMQ has counted the attempt by now; an unrecoverable error is never retried.

@@ -39,7 +39,7 @@ export function startPaymentWorker(options: PaymentWorkerOptions): Worker<Paymen
             .catch((err) => logger.warn({ error: describeError(err) }, 'cache invalidation not published; relays refresh periodically'));
         }
         const level = result.outcome === 'rejected' ? 'warn' : 'info';
-        logger[level]({ eventId: data.eventId, outcome: result.outcome, note: result.note }, 'payment event processed');
+        logger[level]({ eventId: data.eventId, outcome: result.outcome, rejection: result.rejection, note: result.note }, 'payment event processed');
         return result;
       } catch (err) {
         if (err instanceof PaymentEventMissingError) throw new UnrecoverableError(err.message);

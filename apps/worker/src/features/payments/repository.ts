@@ -1,4 +1,4 @@
-import { Prisma, type PrismaClient } from '@modelgate/db';
+import { changeBalance, Prisma, type PrismaClient } from '@modelgate/db';
 import { LOG_TYPE, STRIPE_PROVIDER } from '@modelgate/schemas';
 
 export type Tx = Prisma.TransactionClient;
@@ -41,30 +41,51 @@ export function withLockedEvent<T>(
 
 export interface TopUpRef {
   id: number;
+  tradeNo: string;
   userId: number;
   amount: bigint;
   status: string;
   provider: string;
+  /** The Checkout Session created for the top-up, as Stripe answered at creation. */
   providerSessionId: string | null;
+  providerAmount: bigint | null;
+  providerCurrency: string | null;
 }
 
 export function findTopUp(tx: Tx, tradeNo: string): Promise<TopUpRef | null> {
   return tx.topUp.findUnique({
     where: { tradeNo },
-    select: { id: true, userId: true, amount: true, status: true, provider: true, providerSessionId: true },
+    select: {
+      id: true,
+      tradeNo: true,
+      userId: true,
+      amount: true,
+      status: true,
+      provider: true,
+      providerSessionId: true,
+      providerAmount: true,
+      providerCurrency: true,
+    },
   });
 }
 
 /**
- * Moves a top-up out of `pending`. The WHERE clause is the exactly-once guard: of any number of
- * concurrent or repeated attempts, only the one whose update matched a pending row returns it.
+ * Moves a top-up out of `pending` (a `failed` one with its reason). The WHERE clause is the
+ * exactly-once guard: of any number of concurrent or repeated attempts, only the one whose update
+ * matched a pending row returns it.
  */
-export async function closePendingTopUp(tx: Tx, tradeNo: string, status: Exclude<TopUpStatus, 'pending'>): Promise<TopUpRef | null> {
-  const rows = await tx.$queryRaw<TopUpRef[]>`
+export async function closePendingTopUp(
+  tx: Tx,
+  tradeNo: string,
+  status: Exclude<TopUpStatus, 'pending'>,
+  failureReason?: string,
+): Promise<{ userId: number; amount: bigint } | null> {
+  const rows = await tx.$queryRaw<{ userId: number; amount: bigint }[]>`
     UPDATE top_ups
-       SET status = ${status}, completed_at = (now() AT TIME ZONE 'UTC'), updated_at = (now() AT TIME ZONE 'UTC')
+       SET status = ${status}, failure_reason = ${failureReason ?? null}::text,
+           completed_at = (now() AT TIME ZONE 'UTC'), updated_at = (now() AT TIME ZONE 'UTC')
      WHERE trade_no = ${tradeNo} AND status = 'pending'
- RETURNING id, user_id AS "userId", amount, status, provider, provider_session_id AS "providerSessionId"`;
+ RETURNING user_id AS "userId", amount`;
   return rows[0] ?? null;
 }
 
@@ -77,28 +98,22 @@ export interface TopUpCredit {
   customerId: string | null;
 }
 
-/** Adds the quota and writes its ledger row (type 1, quota = the signed delta). */
+/** Adds the quota with its ledger row (type 1), through the ledger module. */
 export async function creditTopUp(tx: Tx, credit: TopUpCredit): Promise<void> {
-  const user = await tx.user.update({
-    where: { id: credit.userId },
-    data: { quota: { increment: credit.quota } },
-    select: { username: true, stripeCustomerId: true },
+  const credited = await changeBalance(tx, {
+    userId: credit.userId,
+    type: LOG_TYPE.topup,
+    content: `Stripe top-up ${credit.tradeNo}: ${credit.amount} units credited`,
+    quota: credit.quota,
+    requestId: credit.eventId,
+    other: { provider: STRIPE_PROVIDER, trade_no: credit.tradeNo, event_id: credit.eventId },
   });
+  // The top-up's foreign key keeps its user (deleted users are only marked so): never expected.
+  if (!credited) throw new Error(`user ${credit.userId} of top-up ${credit.tradeNo} not found`);
   // Later checkouts reuse the Stripe customer this payment created.
-  if (credit.customerId && !user.stripeCustomerId) {
-    await tx.user.update({ where: { id: credit.userId }, data: { stripeCustomerId: credit.customerId } });
+  if (credit.customerId) {
+    await tx.user.updateMany({ where: { id: credit.userId, stripeCustomerId: null }, data: { stripeCustomerId: credit.customerId } });
   }
-  await tx.log.create({
-    data: {
-      userId: credit.userId,
-      type: LOG_TYPE.topup,
-      username: user.username,
-      content: `Stripe top-up ${credit.tradeNo}: ${credit.amount} units credited`,
-      quota: credit.quota,
-      requestId: credit.eventId,
-      other: { provider: STRIPE_PROVIDER, trade_no: credit.tradeNo, event_id: credit.eventId },
-    },
-  });
 }
 
 export async function finishEvent(tx: Tx, eventRowId: number, status: Exclude<PaymentEventStatus, 'received'>, note: string | null): Promise<void> {

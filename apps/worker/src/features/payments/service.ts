@@ -1,7 +1,7 @@
 import type { PrismaClient } from '@modelgate/db';
 import { readOptions, STRIPE_PROVIDER } from '@modelgate/schemas';
 import { closePendingTopUp, creditTopUp, findStripeEvent, findTopUp, finishEvent, type Tx, withLockedEvent } from './repository';
-import { actionForStripeEvent, type PaymentAction } from './stripe-event';
+import { actionForStripeEvent, type PaymentAction, paymentMismatch, type RejectionReason } from './stripe-event';
 
 /** What processing an event did; `rejected` events end `failed` in the inbox for an operator to see. */
 export type PaymentOutcome = 'credited' | 'closed' | 'ignored' | 'rejected' | 'already-done';
@@ -9,6 +9,8 @@ export type PaymentOutcome = 'credited' | 'closed' | 'ignored' | 'rejected' | 'a
 export interface PaymentResult {
   outcome: PaymentOutcome;
   note?: string;
+  /** Why the event was rejected (outcome `rejected`). */
+  rejection?: RejectionReason;
   /** The user whose quota was credited (outcome `credited`). */
   creditedUserId?: number;
 }
@@ -23,9 +25,9 @@ export class PaymentEventMissingError extends Error {
 
 const FINISHED = new Set(['processed', 'ignored']);
 
-async function reject(tx: Tx, eventRowId: number, reason: string): Promise<PaymentResult> {
-  await finishEvent(tx, eventRowId, 'failed', reason);
-  return { outcome: 'rejected', note: reason };
+async function reject(tx: Tx, eventRowId: number, rejection: RejectionReason, note: string): Promise<PaymentResult> {
+  await finishEvent(tx, eventRowId, 'failed', note);
+  return { outcome: 'rejected', rejection, note };
 }
 
 type TopUpAction = Extract<PaymentAction, { kind: 'credit' | 'close' }>;
@@ -37,16 +39,29 @@ async function applyTopUpAction(
   quotaPerUnit: number,
 ): Promise<PaymentResult> {
   const topUp = await findTopUp(tx, action.tradeNo);
-  if (!topUp) return reject(tx, event.rowId, `unknown trade_no ${action.tradeNo}`);
+  if (!topUp) return reject(tx, event.rowId, 'unknown_top_up', `unknown trade_no ${action.tradeNo}`);
   if (topUp.provider !== STRIPE_PROVIDER) {
-    return reject(tx, event.rowId, `top-up ${action.tradeNo} is a ${topUp.provider} top-up, not a Stripe one`);
+    return reject(tx, event.rowId, 'not_stripe_top_up', `top-up ${action.tradeNo} is a ${topUp.provider} top-up, not a Stripe one`);
   }
-  if (topUp.providerSessionId && topUp.providerSessionId !== action.sessionId) {
-    return reject(tx, event.rowId, `checkout session ${action.sessionId} is not the one created for top-up ${action.tradeNo}`);
+  if (action.kind === 'credit') {
+    const mismatch = paymentMismatch(topUp, action);
+    if (mismatch) {
+      // The session created for this top-up was paid with another amount or currency: the top-up
+      // can no longer be paid as created, so it ends failed (if still pending). A session that is
+      // not this top-up's says nothing about it: only the event is refused.
+      if (mismatch.reason === 'amount_mismatch' || mismatch.reason === 'currency_mismatch') {
+        await closePendingTopUp(tx, action.tradeNo, 'failed', mismatch.note);
+      }
+      return reject(tx, event.rowId, mismatch.reason, mismatch.note);
+    }
+  } else if (topUp.providerSessionId && topUp.providerSessionId !== action.sessionId) {
+    return reject(tx, event.rowId, 'session_mismatch', `checkout session ${action.sessionId} is not the one created for top-up ${action.tradeNo}`);
   }
 
-  const target = action.kind === 'credit' ? 'success' : action.status;
-  const closed = await closePendingTopUp(tx, action.tradeNo, target);
+  const closed =
+    action.kind === 'credit'
+      ? await closePendingTopUp(tx, action.tradeNo, 'success')
+      : await closePendingTopUp(tx, action.tradeNo, action.status, action.status === 'failed' ? 'the payment failed at Stripe' : undefined);
   if (closed) {
     if (action.kind === 'credit') {
       await creditTopUp(tx, {
@@ -65,7 +80,7 @@ async function applyTopUpAction(
   // Not pending any more: another event (or an earlier run of this one) already settled it.
   const current = (await findTopUp(tx, action.tradeNo))?.status ?? 'missing';
   if (action.kind === 'credit' && current !== 'success') {
-    return reject(tx, event.rowId, `payment succeeded but top-up ${action.tradeNo} is already ${current}: not credited, needs review`);
+    return reject(tx, event.rowId, 'already_closed', `payment succeeded but top-up ${action.tradeNo} is already ${current}: not credited, needs review`);
   }
   await finishEvent(tx, event.rowId, 'processed', null);
   return { outcome: 'already-done', note: `top-up ${action.tradeNo} is already ${current}` };
@@ -90,7 +105,7 @@ export async function processStripeEvent(prisma: PrismaClient, eventId: string):
         await finishEvent(tx, stored.id, 'ignored', action.reason);
         return { outcome: 'ignored', note: action.reason };
       case 'reject':
-        return reject(tx, stored.id, action.reason);
+        return reject(tx, stored.id, action.reason, action.note);
       default:
         return applyTopUpAction(tx, { rowId: stored.id, eventId }, action, quotaPerUnit);
     }

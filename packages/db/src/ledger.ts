@@ -1,0 +1,155 @@
+// The ledger: the only code that changes a user's balances, and it always appends the `logs` row of
+// the change in the same statement, so for every user `quota` = the sum of its rows' `quota`.
+// Two forms: one change inside a caller's transaction (account, worker), and the relay's batch of
+// consume rows (one statement per batch, whatever its size).
+import { LOG_TYPE, type LogType } from '@modelgate/schemas';
+import type { Prisma, PrismaClient } from './generated/prisma/client';
+
+/**
+ * The `users` columns only this module writes: other code leaves them out of its creates and
+ * updates (`Omit<..., UserBalanceField>`), so every change of them comes with its log row.
+ */
+export type UserBalanceField = 'quota' | 'usedQuota' | 'requestCount' | 'affQuota' | 'affHistoryQuota' | 'affCount';
+
+/** One change of a user's balances, booked with its one log row. */
+export interface BalanceChange {
+  userId: number;
+  /** The log row's type (LOG_TYPE). */
+  type: LogType;
+  /** The log row's text. */
+  content: string;
+  /** Signed change of `users.quota`; it is also the log row's `quota`. */
+  quota: bigint;
+  /** Signed change of `users.aff_quota` (the affiliate balance, apart from `quota`). */
+  affQuota?: bigint;
+  /** Added to `users.aff_history_quota` (everything ever earned by invitations). */
+  affHistoryQuota?: bigint;
+  /** Added to `users.aff_count` (invitations). */
+  affCount?: number;
+  requestId?: string;
+  other?: Prisma.InputJsonObject;
+}
+
+export interface BalancesAfter {
+  username: string;
+  quota: bigint;
+  affQuota: bigint;
+}
+
+/**
+ * Applies one change to the user's row and appends its log row, in one statement inside the
+ * caller's transaction. The row lock it takes serialises concurrent changes of the same user.
+ * Returns the balances after the change, or `undefined` (nothing written) when there is no such
+ * user or the change would take `quota` or `aff_quota` below zero.
+ */
+export async function changeBalance(tx: Prisma.TransactionClient, change: BalanceChange): Promise<BalancesAfter | undefined> {
+  const affQuota = change.affQuota ?? 0n;
+  const other = change.other === undefined ? null : JSON.stringify(change.other);
+  const rows = await tx.$queryRaw<BalancesAfter[]>`
+    WITH changed AS (
+      UPDATE users
+         SET quota = quota + ${change.quota}::bigint,
+             aff_quota = aff_quota + ${affQuota}::bigint,
+             aff_history_quota = aff_history_quota + ${change.affHistoryQuota ?? 0n}::bigint,
+             aff_count = aff_count + ${change.affCount ?? 0}::int,
+             updated_at = (now() AT TIME ZONE 'UTC')
+       WHERE id = ${change.userId}::int
+         AND quota + ${change.quota}::bigint >= 0
+         AND aff_quota + ${affQuota}::bigint >= 0
+   RETURNING id, username, quota, aff_quota
+    ), logged AS (
+      INSERT INTO logs (user_id, created_at, type, content, username, quota, request_id, other)
+      SELECT id, (now() AT TIME ZONE 'UTC'), ${change.type}::int, ${change.content}, username, ${change.quota}::bigint,
+             ${change.requestId ?? null}::text, ${other}::jsonb
+        FROM changed
+    )
+    SELECT username, quota, aff_quota AS "affQuota" FROM changed`;
+  return rows[0];
+}
+
+/** One settled request of a consume batch, named as the batch statement reads it (no renaming per row). */
+export interface ConsumeRow {
+  user_id: number;
+  /** UTC wall time, ISO 8601 without the zone (`timestamp(3)` columns hold UTC, as Prisma writes them). */
+  created_at: string;
+  content: string;
+  username: string;
+  token_id: number;
+  token_name: string;
+  model_name: string;
+  /** What the request took from the user's quota (>= 0); its log row's `quota` is the negative of it. */
+  charged: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  use_time_ms: number;
+  first_byte_ms: number | null;
+  is_stream: boolean;
+  channel_id: number;
+  request_id: string;
+  other: Record<string, unknown>;
+}
+
+/** Parallel columns of a key id -> amount map (amounts as text, so no precision is lost on the way). */
+function keyColumns(amounts: Map<number, number>): [number[], string[]] {
+  const ids = [...amounts.keys()];
+  return [ids, ids.map((id) => String(amounts.get(id)))];
+}
+
+/**
+ * Books a batch of consume rows (type 2) in one statement: inserts the rows and, from those same
+ * rows, takes each user's `quota` down by the sum of its charges (`used_quota` up by it,
+ * `request_count` up by its row count), and adds the charges to each key's and each channel's
+ * `used_quota`. `keyBalanceTaken` (key id -> amount) comes off limited keys' `remain_quota`.
+ * Run it inside the caller's transaction, after locking the users and keys and computing charges
+ * that fit their balances (the CHECK constraints refuse any that do not).
+ */
+export async function chargeConsumeBatch(tx: Prisma.TransactionClient, rows: ConsumeRow[], keyBalanceTaken: Map<number, number>): Promise<void> {
+  if (rows.length === 0) return;
+  const [keyIds, keyTaken] = keyColumns(keyBalanceTaken);
+  // The rows travel as one JSON parameter (one JSON.stringify here, one parse in PostgreSQL; an
+  // array per column had pg escape every element, half the relay's pg time).
+  await tx.$executeRawUnsafe(
+    `WITH logged AS (
+       INSERT INTO logs (user_id, created_at, type, content, username, token_id, token_name, model_name, quota,
+         prompt_tokens, completion_tokens, use_time_ms, first_byte_ms, is_stream, channel_id, request_id, other)
+       SELECT user_id, created_at, ${LOG_TYPE.consume}, content, username, token_id, token_name, model_name, -charged,
+         prompt_tokens, completion_tokens, use_time_ms, first_byte_ms, is_stream, channel_id, request_id, other
+       FROM json_to_recordset($1::json) AS r(user_id int, created_at timestamp(3), content text, username text,
+         token_id int, token_name text, model_name text, charged bigint, prompt_tokens int, completion_tokens int,
+         use_time_ms int, first_byte_ms int, is_stream boolean, channel_id int, request_id text, other jsonb)
+       RETURNING user_id, token_id, channel_id, quota
+     ), charged_users AS (
+       UPDATE users AS u SET quota = u.quota + s.delta, used_quota = u.used_quota - s.delta,
+         request_count = u.request_count + s.requests
+       FROM (SELECT user_id, sum(quota)::bigint AS delta, count(*) AS requests FROM logged GROUP BY user_id) AS s
+       WHERE u.id = s.user_id
+     ), charged_tokens AS (
+       UPDATE tokens AS t SET remain_quota = t.remain_quota - COALESCE(v.taken, 0), used_quota = t.used_quota - s.delta,
+         accessed_at = (now() AT TIME ZONE 'UTC')
+       FROM (SELECT token_id, sum(quota)::bigint AS delta FROM logged GROUP BY token_id) AS s
+         LEFT JOIN unnest($2::int[], $3::bigint[]) AS v(id, taken) ON v.id = s.token_id
+       WHERE t.id = s.token_id
+     )
+     UPDATE channels AS c SET used_quota = c.used_quota - s.delta
+     FROM (SELECT channel_id, sum(quota)::bigint AS delta FROM logged GROUP BY channel_id) AS s
+     WHERE c.id = s.channel_id`,
+    JSON.stringify(rows),
+    keyIds,
+    keyTaken,
+  );
+}
+
+export interface LedgerMismatch {
+  userId: number;
+  quota: bigint;
+  logged: bigint;
+}
+
+/** Users whose `quota` differs from the sum of their log rows' `quota`: there should be none. */
+export function ledgerMismatches(prisma: PrismaClient | Prisma.TransactionClient): Promise<LedgerMismatch[]> {
+  return prisma.$queryRaw<LedgerMismatch[]>`
+    SELECT u.id AS "userId", u.quota, COALESCE(l.total, 0)::bigint AS logged
+      FROM users u
+      LEFT JOIN (SELECT user_id, SUM(quota) AS total FROM logs GROUP BY user_id) l ON l.user_id = u.id
+     WHERE u.quota <> COALESCE(l.total, 0)`;
+}
