@@ -7,3 +7,4 @@ export * from './server';
 export * from './metrics';
 export * from './metrics-text';
 export * from './backpressure';
+export * from './early-answers';
