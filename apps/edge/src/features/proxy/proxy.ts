@@ -1,16 +1,11 @@
 import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
-import { dialectForPath, renderError, toAppError, type AppError } from '@modelgate/errors';
-import { accessLog, describeError, REQUEST_ID_HEADER, resolveRequestId } from '@modelgate/http';
+import { dialectForPath, renderError, requestTooLarge, toAppError, type AppError } from '@modelgate/errors';
+import { accessLog, answerBeforeBody, declaresBodyOver, describeError, REQUEST_ID_HEADER, resolveRequestId } from '@modelgate/http';
 import { redactUrl, type Logger } from '@modelgate/logger';
 import type { Request, Response } from 'express';
 import { createProxyMiddleware, type Plugin, type RequestHandler } from 'http-proxy-middleware';
 import type { EdgeMetrics } from '../metrics/metrics';
-import {
-  classifyProxyFailure,
-  RequestBodyTooLargeError,
-  requestTooLarge,
-  UpstreamTimeoutError,
-} from './proxy-failures';
+import { classifyProxyFailure, RequestBodyTooLargeError, UpstreamTimeoutError } from './proxy-failures';
 import { upstreamNameFor, type Upstream, type UpstreamName } from './upstreams';
 
 /** A proxied request: plain Node objects, never Express ones (see `EdgeProxy`). */
@@ -46,15 +41,18 @@ function pathOf(url: string): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
-/** Error body in the caller's dialect; `closeConnection` when the client's body will not be read. */
-function answerWithError(res: ServerResponse, req: ProxiedRequest, error: AppError, closeConnection: boolean): void {
+/** Error body in the caller's dialect; a 413's unread body is drained before the connection closes. */
+function answerWithError(res: ServerResponse, req: ProxiedRequest, error: AppError): void {
   const rendered = renderError(error, dialectForPath(pathOf(req.url)), req.requestId);
+  if (rendered.status === 413) {
+    answerBeforeBody(req, res, rendered);
+    return;
+  }
   const payload = JSON.stringify(rendered.body);
   res.writeHead(rendered.status, {
     ...rendered.headers,
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(payload),
-    ...(closeConnection ? { Connection: 'close' } : {}),
   });
   res.end(payload);
 }
@@ -155,7 +153,7 @@ function edgePlugin(upstream: Upstream, options: EdgeProxyOptions): Plugin<Proxi
           'upstream request failed',
         );
       }
-      answerWithError(res, req, failure.error, failure.reason === 'too_large');
+      answerWithError(res, req, failure.error);
     });
   };
 }
@@ -187,16 +185,15 @@ export function createEdgeProxy(options: EdgeProxyOptions): EdgeProxy {
       res.setHeader('X-Request-Id', req.requestId);
       logAccess?.(Object.assign(req, { originalUrl: req.url }) as unknown as Request, res as Response, () => {});
 
-      const declaredLength = req.headers['content-length'];
-      if (declaredLength !== undefined && Number(declaredLength) > maxBytes) {
+      if (declaresBodyOver(req, maxBytes)) {
         options.metrics.countFailure(name, 'too_large');
-        answerWithError(res, req, requestTooLarge(options.maxBodyMb), true);
+        answerWithError(res, req, requestTooLarge(options.maxBodyMb));
         return true;
       }
       setForwardingHeaders(req, options);
       void proxies.get(name)!(req, res, (err?: unknown) => {
         // Only reached if the proxy fails before its error hook could answer.
-        if (!res.headersSent) answerWithError(res, req, toAppError(err), false);
+        if (!res.headersSent) answerWithError(res, req, toAppError(err));
       });
       return true;
     },
