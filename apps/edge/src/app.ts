@@ -7,7 +7,7 @@ import { serviceHealthCheck } from './features/health/service-checks';
 import { createEdgeMetrics, createMetricsApp, type EdgeMetrics } from './features/metrics/metrics';
 import { clientIpOf } from './features/proxy/client-ip';
 import { createEdgeProxy, type EdgeProxy } from './features/proxy/proxy';
-import { createUpstream } from './features/proxy/upstreams';
+import { createUpstream, routeFamilyOf } from './features/proxy/upstreams';
 
 export type EdgeConfig = Pick<
   EdgeEnv,
@@ -40,14 +40,17 @@ export interface EdgeApp {
 type ExpressHandle = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
 
 /**
- * Proxied paths go straight to the proxy before Express sees the request (Express's per-request
- * setup is the single largest cost on the hot path); everything else is an ordinary Express app.
+ * Every request is timed; proxied paths go straight to the proxy before Express sees the request
+ * (Express's per-request setup is the single largest cost on the hot path); everything else is an
+ * ordinary Express app.
  */
-function routeProxiedPathsFirst(app: Express, proxy: EdgeProxy): void {
+function routeProxiedPathsFirst(app: Express, proxy: EdgeProxy, metrics: EdgeMetrics): void {
   const withHandle = app as unknown as { handle: ExpressHandle };
   const expressHandle = withHandle.handle.bind(app);
   withHandle.handle = (req, res, next) => {
-    if (!proxy.handleIfProxied(req, res)) expressHandle(req, res, next);
+    const family = routeFamilyOf(req.url ?? '/');
+    metrics.timeRequest(family, res);
+    if (!proxy.handleIfProxied(req, res, family)) expressHandle(req, res, next);
   };
 }
 
@@ -76,7 +79,7 @@ export function buildApp(config: EdgeConfig, deps: EdgeDeps): EdgeApp {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
-  routeProxiedPathsFirst(app, proxy);
+  routeProxiedPathsFirst(app, proxy, metrics);
   app.use(requestId());
   if (logger.isLevelEnabled('debug')) app.use(accessLog(logger));
   app.use(

@@ -6,7 +6,7 @@ import type { Request, Response } from 'express';
 import { createProxyMiddleware, type Plugin, type RequestHandler } from 'http-proxy-middleware';
 import type { EdgeMetrics } from '../metrics/metrics';
 import { classifyProxyFailure, RequestBodyTooLargeError, UpstreamTimeoutError } from './proxy-failures';
-import { upstreamNameFor, type Upstream, type UpstreamName } from './upstreams';
+import { upstreamOf, type RouteFamily, type Upstream, type UpstreamName } from './upstreams';
 
 /** A proxied request: plain Node objects, never Express ones (see `EdgeProxy`). */
 type ProxiedRequest = IncomingMessage & { url: string; requestId: string };
@@ -33,7 +33,7 @@ export interface EdgeProxyOptions {
  */
 export interface EdgeProxy {
   /** Proxies the request and returns true, or returns false for a path the edge answers itself. */
-  handleIfProxied(req: IncomingMessage, res: ServerResponse): boolean;
+  handleIfProxied(req: IncomingMessage, res: ServerResponse, family: RouteFamily): boolean;
 }
 
 function pathOf(url: string): string {
@@ -177,9 +177,9 @@ export function createEdgeProxy(options: EdgeProxyOptions): EdgeProxy {
   const logAccess = options.logger.isLevelEnabled('debug') ? accessLog(options.logger) : undefined;
 
   return {
-    handleIfProxied(incoming, res) {
+    handleIfProxied(incoming, res, family) {
       const req = incoming as ProxiedRequest;
-      const name = upstreamNameFor(req.url);
+      const name = upstreamOf(family);
       if (name === undefined) return false;
       req.requestId = resolveRequestId(req.headers[REQUEST_ID_HEADER]);
       res.setHeader('X-Request-Id', req.requestId);
