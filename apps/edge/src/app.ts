@@ -3,6 +3,7 @@ import { accessLog, errorHandler, healthRouter, notFound, requestId } from '@mod
 import type { Logger } from '@modelgate/logger';
 import express, { type Express } from 'express';
 import type { EdgeEnv } from './env';
+import { createCorsPolicy } from './features/cors/cors';
 import { serviceHealthCheck } from './features/health/service-checks';
 import { createEdgeMetrics, createMetricsApp, type EdgeMetrics } from './features/metrics/metrics';
 import { clientIpOf } from './features/proxy/client-ip';
@@ -17,6 +18,7 @@ export type EdgeConfig = Pick<
   | 'EDGE_UPSTREAM_IDLE_TIMEOUT_MS'
   | 'EDGE_UPSTREAM_CONNECT_TIMEOUT_MS'
   | 'EDGE_TRUST_PROXY_HOPS'
+  | 'CORS_ORIGINS'
 >;
 
 export interface EdgeDeps {
@@ -74,6 +76,7 @@ export function buildApp(config: EdgeConfig, deps: EdgeDeps): EdgeApp {
     trustForwardedHeaders: trustedHops > 0,
     logger,
     metrics,
+    cors: createCorsPolicy(config.CORS_ORIGINS),
   });
 
   const app = express();

@@ -12,7 +12,18 @@ describe('edge environment', () => {
       MAX_REQUEST_BODY_MB: 32,
       EDGE_UPSTREAM_IDLE_TIMEOUT_MS: 300_000,
       EDGE_TRUST_PROXY_HOPS: 0,
+      CORS_ORIGINS: '*',
     });
+  });
+
+  it('reads CORS_ORIGINS as * or a list of exact origins, naming a malformed entry', () => {
+    expect(parseEnv(edgeEnvSchema, { CORS_ORIGINS: ' https://console.example.com, http://localhost:5173 ' }).CORS_ORIGINS).toEqual([
+      'https://console.example.com',
+      'http://localhost:5173',
+    ]);
+    for (const bad of ['https://console.example.com/', '*, https://a.example', 'console.example.com', ',']) {
+      expect(() => parseEnv(edgeEnvSchema, { CORS_ORIGINS: bad })).toThrow(/CORS_ORIGINS/);
+    }
   });
 
   it('lists every invalid variable at once', () => {

@@ -4,6 +4,7 @@ import { accessLog, answerBeforeBody, declaresBodyOver, describeError, REQUEST_I
 import { redactUrl, type Logger } from '@modelgate/logger';
 import type { Request, Response } from 'express';
 import { createProxyMiddleware, type Plugin, type RequestHandler } from 'http-proxy-middleware';
+import type { CorsPolicy } from '../cors/cors';
 import type { EdgeMetrics } from '../metrics/metrics';
 import { classifyProxyFailure, RequestBodyTooLargeError, UpstreamTimeoutError } from './proxy-failures';
 import { upstreamOf, type RouteFamily, type Upstream, type UpstreamName } from './upstreams';
@@ -22,6 +23,7 @@ export interface EdgeProxyOptions {
   trustForwardedHeaders: boolean;
   logger: Logger;
   metrics: EdgeMetrics;
+  cors: CorsPolicy;
 }
 
 /**
@@ -184,6 +186,9 @@ export function createEdgeProxy(options: EdgeProxyOptions): EdgeProxy {
       req.requestId = resolveRequestId(req.headers[REQUEST_ID_HEADER]);
       res.setHeader('X-Request-Id', req.requestId);
       logAccess?.(Object.assign(req, { originalUrl: req.url }) as unknown as Request, res as Response, () => {});
+      // Only browsers send Origin: SDK calls from servers skip CORS entirely.
+      const origin = req.headers.origin;
+      if (origin !== undefined && options.cors.handle(req, res, name, origin)) return true;
 
       if (declaresBodyOver(req, maxBytes)) {
         options.metrics.countFailure(name, 'too_large');
