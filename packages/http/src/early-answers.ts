@@ -80,7 +80,8 @@ export function answerBeforeBody(
     discarded += chunk.length;
     if (discarded > bounds.maxBytes) cut();
   };
-  const timer = setTimeout(cut, bounds.maxMs);
+  // The connection keeps the process alive while it lasts; the deadline alone must not.
+  const timer = setTimeout(cut, bounds.maxMs).unref();
   req.on('data', discard);
   req.once('end', finish);
   res.once('close', stop);
@@ -141,6 +142,6 @@ export function answerClientError(err: ClientError, socket: Duplex): void {
   const { payload, headers } = errorPayload(rendered);
   const head = Object.entries({ ...headers, 'X-Request-Id': requestId }).map(([name, value]) => `${name}: ${value}\r\n`);
   socket.end(`HTTP/1.1 ${rendered.status} ${STATUS_CODES[rendered.status]}\r\n${head.join('')}\r\n${payload}`);
-  const timer = setTimeout(() => socket.destroy(), UNREAD_BODY_DRAIN.maxMs);
+  const timer = setTimeout(() => socket.destroy(), UNREAD_BODY_DRAIN.maxMs).unref();
   socket.once('close', () => clearTimeout(timer));
 }
