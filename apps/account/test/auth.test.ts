@@ -1,4 +1,7 @@
+import type { AddressInfo } from 'node:net';
+import { listen, UNREAD_BODY_DRAIN } from '@modelgate/http';
 import { createUser, setOption, TEST_PASSWORD } from '@modelgate/testing';
+import { uploadDeclaredBody, uploadEndlessBody } from '@modelgate/testing/uploads';
 import request from 'supertest';
 import { createTestAccount } from './support/app';
 import { expectFailure, expectOk } from './support/envelope';
@@ -221,6 +224,33 @@ describe('request bodies', () => {
       const res = await request(small.app).post('/api/user/login').send({ username: 'x', password: 'y'.repeat(1_100_000) });
       expectFailure(res, 413, 'request_too_large');
     } finally {
+      await small.close();
+    }
+  });
+
+  it('answers a declared length over the limit before reading it: a node:http client reads the 413, fast or slow, never a broken pipe', async () => {
+    const small = createTestAccount({ MAX_REQUEST_BODY_MB: '1' });
+    const server = await listen(small.app, 0, '127.0.0.1');
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/user/login`;
+    try {
+      for (const [pace, times] of [['fast', 20], ['slow', 3]] as const) {
+        for (let i = 0; i < times; i++) {
+          const outcome = await uploadDeclaredBody(url, 8 * 1024 * 1024, pace);
+          expect(outcome.error).toBeUndefined();
+          expect(outcome.status).toBe(413);
+          expect(outcome.headers?.connection).toBe('close');
+          expect(outcome.body).toEqual({ success: false, message: 'request body exceeds 1 MB', code: 'request_too_large' });
+        }
+      }
+      const started = Date.now();
+      const endless = await uploadEndlessBody(url, 1e12);
+      expect(endless.answer).toMatch(/^HTTP\/1\.1 413 /);
+      expect(endless.bytesSent).toBeGreaterThan(UNREAD_BODY_DRAIN.maxBytes);
+      expect(endless.bytesSent).toBeLessThan(UNREAD_BODY_DRAIN.maxBytes + 16 * 1024 * 1024);
+      expect(Date.now() - started).toBeLessThan(UNREAD_BODY_DRAIN.maxMs);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
       await small.close();
     }
   });

@@ -3,10 +3,11 @@ import { accessLog, errorHandler, healthRouter, notFound, requestId, trustProxie
 import type { Logger } from '@modelgate/logger';
 import express, { type Express } from 'express';
 import type { EdgeEnv } from './env';
+import { createCorsPolicy } from './features/cors/cors';
 import { serviceHealthCheck } from './features/health/service-checks';
 import { createEdgeMetrics, createMetricsApp, type EdgeMetrics } from './features/metrics/metrics';
 import { createEdgeProxy, type EdgeProxy } from './features/proxy/proxy';
-import { createUpstream } from './features/proxy/upstreams';
+import { createUpstream, routeFamilyOf } from './features/proxy/upstreams';
 
 export type EdgeConfig = Pick<
   EdgeEnv,
@@ -16,6 +17,7 @@ export type EdgeConfig = Pick<
   | 'EDGE_UPSTREAM_IDLE_TIMEOUT_MS'
   | 'EDGE_UPSTREAM_CONNECT_TIMEOUT_MS'
   | 'TRUSTED_PROXIES'
+  | 'CORS_ORIGINS'
 >;
 
 export interface EdgeDeps {
@@ -39,14 +41,17 @@ export interface EdgeApp {
 type ExpressHandle = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
 
 /**
- * Proxied paths go straight to the proxy before Express sees the request (Express's per-request
- * setup is the single largest cost on the hot path); everything else is an ordinary Express app.
+ * Every request is timed; proxied paths go straight to the proxy before Express sees the request
+ * (Express's per-request setup is the single largest cost on the hot path); everything else is an
+ * ordinary Express app.
  */
-function routeProxiedPathsFirst(app: Express, proxy: EdgeProxy): void {
+function routeProxiedPathsFirst(app: Express, proxy: EdgeProxy, metrics: EdgeMetrics): void {
   const withHandle = app as unknown as { handle: ExpressHandle };
   const expressHandle = withHandle.handle.bind(app);
   withHandle.handle = (req, res, next) => {
-    if (!proxy.handleIfProxied(req, res)) expressHandle(req, res, next);
+    const family = routeFamilyOf(req.url ?? '/');
+    metrics.timeRequest(family, res);
+    if (!proxy.handleIfProxied(req, res, family)) expressHandle(req, res, next);
   };
 }
 
@@ -68,12 +73,13 @@ export function buildApp(config: EdgeConfig, deps: EdgeDeps): EdgeApp {
     trustProxy: trustProxiesIn(config.TRUSTED_PROXIES),
     logger,
     metrics,
+    cors: createCorsPolicy(config.CORS_ORIGINS),
   });
 
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
-  routeProxiedPathsFirst(app, proxy);
+  routeProxiedPathsFirst(app, proxy, metrics);
   app.use(requestId());
   if (logger.isLevelEnabled('debug')) app.use(accessLog(logger));
   app.use(

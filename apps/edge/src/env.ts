@@ -1,4 +1,25 @@
 import { commonEnvShape, env, loadEnvOrExit, z, type EnvSource } from '@modelgate/config';
+import type { CorsOrigins } from './features/cors/cors';
+
+/** `*`, or a comma-separated list of exact origins (`scheme://host[:port]`, as browsers send them). */
+const corsOrigins = z
+  .string()
+  .default('*')
+  .transform((value, ctx): CorsOrigins => {
+    const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+    if (entries.length === 1 && entries[0] === '*') return '*';
+    if (entries.length === 0) ctx.addIssue({ code: 'custom', message: 'lists no origin (use * for any)' });
+    for (const entry of entries) {
+      let origin: string | undefined;
+      try {
+        origin = new URL(entry).origin;
+      } catch {
+        // reported below
+      }
+      if (origin !== entry) ctx.addIssue({ code: 'custom', message: `"${entry}" is not an origin such as https://app.example.com (or use * alone)` });
+    }
+    return entries;
+  });
 
 export const edgeEnvSchema = z.object({
   ...commonEnvShape,
@@ -24,6 +45,11 @@ export const edgeEnvSchema = z.object({
    * client and a client-sent X-Forwarded-For is replaced.
    */
   TRUSTED_PROXIES: env.ipList(''),
+  /**
+   * Browser origins (CONTRACT 3.6): `/v1*` answers any origin with `*` (keys, not cookies), else the
+   * listed ones; `/api` accepts cross-origin credentials only from origins listed here.
+   */
+  CORS_ORIGINS: corsOrigins,
 });
 
 export type EdgeEnv = z.output<typeof edgeEnvSchema>;

@@ -10,6 +10,7 @@ describe('edge environment', () => {
       MAX_REQUEST_BODY_MB: 32,
       EDGE_UPSTREAM_IDLE_TIMEOUT_MS: 300_000,
       HOST: '127.0.0.1',
+      CORS_ORIGINS: '*',
     });
   });
 
@@ -17,6 +18,16 @@ describe('edge environment', () => {
     expect(parseEnv(edgeEnvSchema, {}).TRUSTED_PROXIES.entries).toEqual([]);
     expect(parseEnv(edgeEnvSchema, { TRUSTED_PROXIES: '10.0.0.0/8, 192.0.2.1' }).TRUSTED_PROXIES.entries).toEqual(['10.0.0.0/8', '192.0.2.1']);
     expect(() => parseEnv(edgeEnvSchema, { TRUSTED_PROXIES: '10.0.0.0/33' })).toThrow(/TRUSTED_PROXIES: "10.0.0.0\/33": the prefix length must be at most 32/);
+  });
+
+  it('reads CORS_ORIGINS as * or a list of exact origins, naming a malformed entry', () => {
+    expect(parseEnv(edgeEnvSchema, { CORS_ORIGINS: ' https://console.example.com, http://localhost:5173 ' }).CORS_ORIGINS).toEqual([
+      'https://console.example.com',
+      'http://localhost:5173',
+    ]);
+    for (const bad of ['https://console.example.com/', '*, https://a.example', 'console.example.com', ',']) {
+      expect(() => parseEnv(edgeEnvSchema, { CORS_ORIGINS: bad })).toThrow(/CORS_ORIGINS/);
+    }
   });
 
   it('lists every invalid variable at once', () => {

@@ -1,5 +1,7 @@
 import http from 'node:http';
 import { Readable } from 'node:stream';
+import { UNREAD_BODY_DRAIN } from '@modelgate/http';
+import { uploadDeclaredBody, uploadEndlessBody } from '@modelgate/testing/uploads';
 import { Agent, request as httpRequest } from 'undici';
 import { startEdge, type RunningEdge } from './support/edge';
 import { freePort, startStandIn, startUnacceptingPort, type StandInService } from './support/stand-in-service';
@@ -9,9 +11,11 @@ afterAll(() => client.close());
 
 const GEMINI_PATHS = ['/v1beta/models/gemini-2.5-flash:generateContent', '/v1/models/gemini-2.5-flash:streamGenerateContent?alt=sse'];
 
-/** The error body each dialect must produce for a given status/code (CONTRACT 1.1 and 1.3). */
+/** The error body each dialect must produce for a given status/code (CONTRACT 1.1, 1.3 and 2.9). */
 function expectDialect(path: string, body: unknown, status: number, code: string, grpc: string, requestId: string) {
-  if (path.startsWith('/api')) {
+  if (path.startsWith('/v1/messages')) {
+    expect(body).toEqual({ type: 'error', error: { type: status === 413 ? 'request_too_large' : 'api_error', message: expect.any(String) } });
+  } else if (path.startsWith('/api')) {
     expect(body).toEqual({ success: false, message: expect.any(String), code });
   } else if (path.startsWith('/v1beta') || /^\/v1\/models\/[^/]+:(streamG|g)enerateContent/.test(path)) {
     expect(body).toEqual({ error: { code: status, message: expect.any(String), status: grpc } });
@@ -176,7 +180,9 @@ describe('request body limit', () => {
     });
   }
 
-  it.each(['/v1/completions', '/v1beta/models/gemini-2.5-flash:generateContent', '/v1/models/gemini-2.5-flash:generateContent', '/api/user/self'])(
+  const DIALECT_PATHS = ['/v1/completions', '/v1beta/models/gemini-2.5-flash:generateContent', '/v1/messages?beta=true', '/api/user/self'];
+
+  it.each(['/v1/completions', '/v1beta/models/gemini-2.5-flash:generateContent', '/v1/models/gemini-2.5-flash:generateContent', '/v1/messages', '/api/user/self'])(
     '%s: a Content-Length over the limit gets 413 in the dialect before any byte is read',
     async (path) => {
       const res = await send(path, { 'Content-Length': String(limitBytes + 1), 'Content-Type': 'application/json' }, (req) => {
@@ -222,6 +228,34 @@ describe('request body limit', () => {
     });
     expect(res.statusCode).toBe(413);
     expect(await res.body.json()).toMatchObject({ error: { code: 'request_too_large' } });
+  });
+
+  it.each(DIALECT_PATHS.flatMap((path) => [[path, 'fast', 25] as const, [path, 'slow', 3] as const]))(
+    '%s: a node:http client uploading 8 MB (%s, %i times) reads the 413 in the dialect, never a broken pipe',
+    async (path, pace, repetitions) => {
+      for (let i = 0; i < repetitions; i++) {
+        const outcome = await uploadDeclaredBody(`${edge.url}${path}`, 8 * limitBytes, pace);
+        expect(outcome.error).toBeUndefined();
+        expect(outcome.status).toBe(413);
+        expect(outcome.headers?.connection).toBe('close');
+        expectDialect(path, outcome.body, 413, 'request_too_large', 'INVALID_ARGUMENT', outcome.headers?.['x-request-id'] as string);
+      }
+      expect(relay.received).toHaveLength(0);
+    },
+  );
+
+  it.each([
+    ['with a Content-Length', 1e12],
+    ['chunked', undefined],
+  ])('an endless body %s gets its 413, then is cut off after the drain bound', async (_kind, declaredBytes) => {
+    const started = Date.now();
+    const outcome = await uploadEndlessBody(`${edge.url}/v1/completions`, declaredBytes);
+    expect(outcome.answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(outcome.answer).toContain('"code":"request_too_large"');
+    // Read on after the answer (the client could have finished), then cut at the bound.
+    expect(outcome.bytesSent).toBeGreaterThan(UNREAD_BODY_DRAIN.maxBytes);
+    expect(outcome.bytesSent).toBeLessThan(limitBytes + UNREAD_BODY_DRAIN.maxBytes + 16 * 1024 * 1024);
+    expect(Date.now() - started).toBeLessThan(UNREAD_BODY_DRAIN.maxMs);
   });
 
   it('a body of exactly the limit passes', async () => {
@@ -270,5 +304,38 @@ describe('request body limit', () => {
     expectDialect('/v1/audio/transcriptions', res.body, 413, 'request_too_large', 'INVALID_ARGUMENT', res.headers['x-request-id'] as string);
     await aborted;
     expect(upstreamBytes).toBeLessThanOrEqual(limitBytes);
+  });
+});
+
+describe('a request line or headers over the size Node accepts', () => {
+  let edge: RunningEdge;
+  beforeAll(async () => {
+    const relay = await startStandIn();
+    edge = await startEdge({ RELAY_URL: relay.url, ACCOUNT_URL: relay.url });
+    await relay.stop();
+  });
+  afterAll(() => edge.stop());
+
+  it.each(['/v1/completions', '/v1beta/models/gemini-2.5-flash:generateContent', '/v1/messages', '/api/user/self'])(
+    '%s: a 20 KB URL gets 431 with JSON in the dialect and Connection: close',
+    async (path) => {
+      const res = await httpRequest(`${edge.url}${path}?q=${'a'.repeat(20 * 1024)}`, { dispatcher: client });
+      expect(res.statusCode).toBe(431);
+      expect(res.headers.connection).toBe('close');
+      const body = (await res.body.json()) as Record<string, unknown>;
+      if (path.startsWith('/v1beta')) {
+        expect(body).toEqual({ error: { code: 431, message: expect.any(String), status: 'INVALID_ARGUMENT' } });
+      } else if (path.startsWith('/v1/messages')) {
+        expect(body).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: expect.any(String) } });
+      } else {
+        expect(body).toMatchObject(path.startsWith('/api') ? { success: false, code: 'request_header_too_large' } : { error: { code: 'request_header_too_large' } });
+      }
+    },
+  );
+
+  it('a 20 KB cookie gets the same', async () => {
+    const res = await httpRequest(`${edge.url}/api/user/self`, { headers: { cookie: `session=${'b'.repeat(20 * 1024)}` }, dispatcher: client });
+    expect(res.statusCode).toBe(431);
+    expect(await res.body.json()).toEqual({ success: false, message: 'request line and headers are too large', code: 'request_header_too_large' });
   });
 });

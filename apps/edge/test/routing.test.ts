@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { Agent, request as httpRequest } from 'undici';
+import { metricValue } from '@modelgate/http';
 import { createLogger } from '@modelgate/logger';
 import { startEdge, useEdgeBetweenStandIns } from './support/edge';
 
@@ -71,6 +72,31 @@ describe('routing', () => {
     const publicMetrics = await httpRequest(`${stack.edge.url}/metrics`, { dispatcher: stack.client });
     expect(publicMetrics.statusCode).toBe(404);
     expect(await publicMetrics.body.json()).toEqual({ success: false, message: 'no route for GET /metrics', code: 'not_found' });
+  });
+});
+
+describe('edge latency histogram', () => {
+  const count = async (route: string, statusClass: string) =>
+    metricValue(await stack.edge.edge.metrics.registry.metrics(), 'edge_request_duration_seconds_count', { route, status_class: statusClass }) ?? 0;
+
+  it('times every request on the public port by route family and status class', async () => {
+    stack.account.route('/api/token/9', (_req, res) => {
+      res.writeHead(404, { 'Content-Type': 'application/json' }).end('{}');
+    });
+    const cases: Array<[string, string, string]> = [
+      ['/v1/models', 'v1', '2xx'],
+      ['/v1beta/models', 'v1beta', '2xx'],
+      ['/api/token/9', 'api', '4xx'],
+      ['/healthz', 'other', '2xx'],
+      ['/nothing-here', 'other', '4xx'],
+    ];
+    const before = await Promise.all(cases.map(([, route, statusClass]) => count(route, statusClass)));
+    for (const [path] of cases) await httpRequest(`${stack.edge.url}${path}`, { dispatcher: stack.client }).then((r) => r.body.dump());
+    const after = await Promise.all(cases.map(([, route, statusClass]) => count(route, statusClass)));
+    expect(after.map((value, i) => value - before[i])).toEqual([1, 1, 1, 1, 1]);
+
+    const exposition = (await request(stack.edge.edge.metricsApp).get('/metrics')).text;
+    expect(exposition).toMatch(/^edge_request_duration_seconds_bucket\{le="0\.25",route="v1beta",status_class="2xx"\} [1-9]/m);
   });
 });
 

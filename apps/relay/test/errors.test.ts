@@ -1,5 +1,7 @@
 // CONTRACT 1.3: every row of the relay error table, in the OpenAI and Google dialects, in check order.
+import { UNREAD_BODY_DRAIN } from '@modelgate/http';
 import { createChannel } from '@modelgate/testing';
+import { uploadDeclaredBody, uploadEndlessBody } from '@modelgate/testing/uploads';
 import OpenAI from 'openai';
 import { consumeLogs, createCustomer, eventually, harness, MODEL, openAiChannel, openAiClient, relaySuite, resetSuite, setUnitPrices, startRelay, upstream } from './harness';
 
@@ -178,6 +180,38 @@ describe('relay error table (OpenAI dialect)', () => {
     const { key } = await createCustomer(harness.prisma);
     const answer = await complete(key, { ...valid, prompt: 'x'.repeat(1_100_000) });
     expectOpenAIError(answer, 413, 'invalid_request_error', 'request_too_large');
+  });
+
+  it.each([
+    ['/v1/completions', 'authorization'],
+    ['/v1beta/models/gemini-2.5-flash:generateContent', 'x-goog-api-key'],
+  ])('%s: a node:http client uploading 8 MB with a declared length, fast or slow, reads the 413 in the dialect, never a broken pipe', async (path, keyHeader) => {
+    const { key } = await createCustomer(harness.prisma);
+    const headers = { [keyHeader]: keyHeader === 'authorization' ? `Bearer ${key}` : key, 'x-request-id': 'req-table-1' };
+    for (const [pace, times] of [['fast', 20], ['slow', 3]] as const) {
+      for (let i = 0; i < times; i++) {
+        const outcome = await uploadDeclaredBody(`${harness.url}${path}`, 8 * 1024 * 1024, pace, headers);
+        expect(outcome.error).toBeUndefined();
+        expect(outcome.status).toBe(413);
+        expect(outcome.headers?.connection).toBe('close');
+        if (keyHeader === 'authorization') {
+          expectOpenAIError({ status: 413, body: outcome.body as Answer['body'] }, 413, 'invalid_request_error', 'request_too_large');
+        } else {
+          expect(outcome.body).toEqual({ error: { code: 413, message: 'request body exceeds 1 MB', status: 'INVALID_ARGUMENT' } });
+        }
+      }
+    }
+  });
+
+  it('an endless body with a declared length gets its 413 at once, then is cut off after the drain bound', async () => {
+    const { key } = await createCustomer(harness.prisma);
+    const started = Date.now();
+    const outcome = await uploadEndlessBody(`${harness.url}/v1/completions`, 1e12, { authorization: `Bearer ${key}` });
+    expect(outcome.answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(outcome.answer).toContain('"code":"request_too_large"');
+    expect(outcome.bytesSent).toBeGreaterThan(UNREAD_BODY_DRAIN.maxBytes);
+    expect(outcome.bytesSent).toBeLessThan(UNREAD_BODY_DRAIN.maxBytes + 16 * 1024 * 1024);
+    expect(Date.now() - started).toBeLessThan(UNREAD_BODY_DRAIN.maxMs);
   });
 
   it('checks in contract order: key before body, body before allow-lists, allow-lists before channels, price before balance', async () => {

@@ -1,6 +1,7 @@
 /**
- * One error class with machine codes for every service, and its three wire dialects:
- * the `/api` envelope, OpenAI's `{error: {...}}` and Google's `{error: {code, message, status}}`.
+ * One error class with machine codes for every service, and its four wire dialects: the `/api`
+ * envelope, OpenAI's `{error: {...}}`, Google's `{error: {code, message, status}}` and Anthropic's
+ * `{type: "error", error: {type, message}}`.
  */
 
 /** Machine code -> [HTTP status, OpenAI error type]. */
@@ -14,6 +15,8 @@ const CATALOG = {
   not_found: [404, 'invalid_request_error'],
   conflict: [409, 'invalid_request_error'],
   request_too_large: [413, 'invalid_request_error'],
+  request_timeout: [408, 'invalid_request_error'],
+  request_header_too_large: [431, 'invalid_request_error'],
   rate_limited: [429, 'rate_limit_error'],
   two_factor_locked: [429, 'rate_limit_error'],
   internal_error: [500, 'server_error'],
@@ -64,6 +67,11 @@ export class AppError extends Error {
     this.param = options.param ?? null;
     this.retryAfter = options.retryAfter;
   }
+}
+
+/** A request body over MAX_REQUEST_BODY_MB (every service words it the same). */
+export function requestTooLarge(maxBodyMb: number): AppError {
+  return new AppError('request_too_large', `request body exceeds ${maxBodyMb} MB`);
 }
 
 export function isAppError(err: unknown): err is AppError {
@@ -125,6 +133,7 @@ const GRPC_BY_STATUS: Record<number, string> = {
   401: 'UNAUTHENTICATED',
   403: 'PERMISSION_DENIED',
   404: 'NOT_FOUND',
+  408: 'DEADLINE_EXCEEDED',
   413: 'INVALID_ARGUMENT',
   429: 'RESOURCE_EXHAUSTED',
   500: 'INTERNAL',
@@ -146,18 +155,52 @@ export function toGoogle(err: AppError): ErrorResponse {
   };
 }
 
-export type ErrorDialect = 'envelope' | 'openai' | 'google';
+/** Anthropic's error types by status (CONTRACT 2.9; 413 as Anthropic's API names it). */
+const ANTHROPIC_TYPE_BY_STATUS: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  503: 'overloaded_error',
+  529: 'overloaded_error',
+};
+
+export function anthropicErrorType(status: number): string {
+  return ANTHROPIC_TYPE_BY_STATUS[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
+}
+
+/** Anthropic dialect (CONTRACT 2.9). */
+export function toAnthropic(err: AppError): ErrorResponse {
+  return {
+    status: err.status,
+    headers: headersOf(err),
+    body: { type: 'error', error: { type: anthropicErrorType(err.status), message: err.message } },
+  };
+}
+
+export type ErrorDialect = 'envelope' | 'openai' | 'google' | 'anthropic';
 
 export function renderError(err: AppError, dialect: ErrorDialect, requestId: string): ErrorResponse {
   if (dialect === 'openai') return toOpenAI(err, requestId);
   if (dialect === 'google') return toGoogle(err);
+  if (dialect === 'anthropic') return toAnthropic(err);
   return toEnvelope(err);
 }
 
-/** The dialect a public path speaks: `/v1beta` and Gemini operations are Google, `/v1` OpenAI, else `/api`. */
+const ANTHROPIC_MESSAGES = '/v1/messages';
+
+/**
+ * The dialect a public path speaks: `/v1beta` and Gemini operations are Google, `/v1/messages*`
+ * Anthropic, the rest of `/v1` OpenAI, anything else the `/api` envelope.
+ */
 export function dialectForPath(path: string): ErrorDialect {
   if (path.startsWith('/v1beta')) return 'google';
   if (path.startsWith('/v1/models/') && /:(stream)?[gG]enerateContent/.test(path)) return 'google';
+  if (path.startsWith(ANTHROPIC_MESSAGES) && (path.length === ANTHROPIC_MESSAGES.length || path[ANTHROPIC_MESSAGES.length] === '/')) {
+    return 'anthropic';
+  }
   if (path.startsWith('/v1')) return 'openai';
   return 'envelope';
 }

@@ -28,6 +28,24 @@ describe('AppError rendering', () => {
     });
   });
 
+  it('renders the Anthropic shape with the type for the status', () => {
+    expect(renderError(new AppError('request_too_large', 'too big'), 'anthropic', 'x')).toEqual({
+      status: 413,
+      headers: {},
+      body: { type: 'error', error: { type: 'request_too_large', message: 'too big' } },
+    });
+    expect(renderError(err, 'anthropic', 'x').body).toEqual({
+      type: 'error',
+      error: { type: 'permission_error', message: 'model gpt-x is not allowed for this key' },
+    });
+    expect(renderError(new AppError('no_available_channel', 'busy'), 'anthropic', 'x').body).toMatchObject({ error: { type: 'overloaded_error' } });
+    expect(renderError(new AppError('upstream_timeout', 'slow'), 'anthropic', 'x').body).toMatchObject({ error: { type: 'api_error' } });
+    expect(renderError(new AppError('request_header_too_large', 'long'), 'anthropic', 'x')).toMatchObject({
+      status: 431,
+      body: { error: { type: 'invalid_request_error' } },
+    });
+  });
+
   it('sends Retry-After for rate limits', () => {
     expect(renderError(new AppError('rate_limited', 'slow down', { retryAfter: 12.2 }), 'envelope', 'x').headers).toEqual({
       'Retry-After': '13',
@@ -45,5 +63,9 @@ describe('AppError rendering', () => {
     expect(dialectForPath('/v1beta/models/gemini:generateContent')).toBe('google');
     expect(dialectForPath('/v1/models/gemini-2.5-flash:generateContent')).toBe('google');
     expect(dialectForPath('/api/user/self')).toBe('envelope');
+    expect(dialectForPath('/v1/messages')).toBe('anthropic');
+    expect(dialectForPath('/v1/messages/count_tokens')).toBe('anthropic');
+    expect(dialectForPath('/v1/messagesx')).toBe('openai');
+    expect(dialectForPath('/')).toBe('envelope');
   });
 });

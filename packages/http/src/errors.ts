@@ -1,6 +1,7 @@
 import { AppError, type ErrorDialect, renderError, toAppError } from '@modelgate/errors';
 import type { Logger } from '@modelgate/logger';
 import type { NextFunction, Request, Response } from 'express';
+import { answerBeforeBody } from './early-answers';
 
 /** What may be logged about an error: its kind and first line, never a stack, query text or payload. */
 export function describeError(err: unknown): Record<string, unknown> {
@@ -17,6 +18,11 @@ export function sendError(res: Response, err: AppError, dialect: ErrorDialect, r
   const rendered = renderError(err, dialect, requestId);
   if (res.headersSent) {
     res.end();
+    return;
+  }
+  // A body refused unread (a declared length over the limit) is drained before the connection closes.
+  if (rendered.status === 413 && !res.req.complete) {
+    answerBeforeBody(res.req, res, rendered);
     return;
   }
   res.status(rendered.status).set(rendered.headers).json(rendered.body);

@@ -8,3 +8,4 @@ export * from './metrics';
 export * from './metrics-text';
 export * from './backpressure';
 export * from './trusted-proxies';
+export * from './early-answers';

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from '@modelgate/logger';
+import { answerClientError } from './early-answers';
 import { describeError } from './errors';
 
 export type Closer = () => Promise<unknown> | unknown;
@@ -20,11 +21,16 @@ export interface RunServiceOptions {
   keepAliveTimeoutMs?: number;
 }
 
+/**
+ * Listens with keep-alive settings for our proxies, and answers what Node's parser refuses
+ * (oversized URL or headers, malformed requests) in the caller's dialect instead of an empty body.
+ */
 export function listen(app: Express, port: number, host: string, keepAliveTimeoutMs = 65_000): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
     server.keepAliveTimeout = keepAliveTimeoutMs;
     server.headersTimeout = keepAliveTimeoutMs + 1000;
+    server.on('clientError', answerClientError);
   });
 }
 

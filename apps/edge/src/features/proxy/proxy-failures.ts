@@ -1,4 +1,4 @@
-import { AppError } from '@modelgate/errors';
+import { AppError, requestTooLarge } from '@modelgate/errors';
 
 /** Raised by the edge itself to abort an upstream request that went silent or never connected. */
 export class UpstreamTimeoutError extends Error {
@@ -21,10 +21,6 @@ export type FailureReason = 'unreachable' | 'timeout' | 'too_large';
 export interface ProxyFailure {
   reason: FailureReason;
   error: AppError;
-}
-
-export function requestTooLarge(maxBodyMb: number): AppError {
-  return new AppError('request_too_large', `request body exceeds ${maxBodyMb} MB`);
 }
 
 /** What the client is told when proxying failed before any response byte was sent. */

@@ -1,17 +1,22 @@
 import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
-import { dialectForPath, renderError, toAppError, type AppError } from '@modelgate/errors';
-import { accessLog, clientAddress, describeError, REQUEST_ID_HEADER, resolveRequestId, type ProxyTrust } from '@modelgate/http';
+import { dialectForPath, renderError, requestTooLarge, toAppError, type AppError } from '@modelgate/errors';
+import {
+  accessLog,
+  answerBeforeBody,
+  clientAddress,
+  declaresBodyOver,
+  describeError,
+  REQUEST_ID_HEADER,
+  resolveRequestId,
+  type ProxyTrust,
+} from '@modelgate/http';
 import { redactUrl, type Logger } from '@modelgate/logger';
 import type { Request, Response } from 'express';
 import { createProxyMiddleware, type Plugin, type RequestHandler } from 'http-proxy-middleware';
+import type { CorsPolicy } from '../cors/cors';
 import type { EdgeMetrics } from '../metrics/metrics';
-import {
-  classifyProxyFailure,
-  RequestBodyTooLargeError,
-  requestTooLarge,
-  UpstreamTimeoutError,
-} from './proxy-failures';
-import { upstreamNameFor, type Upstream, type UpstreamName } from './upstreams';
+import { classifyProxyFailure, RequestBodyTooLargeError, UpstreamTimeoutError } from './proxy-failures';
+import { upstreamOf, type RouteFamily, type Upstream, type UpstreamName } from './upstreams';
 
 /** A proxied request: plain Node objects, never Express ones (see `EdgeProxy`). */
 type ProxiedRequest = IncomingMessage & { url: string; requestId: string };
@@ -25,6 +30,7 @@ export interface EdgeProxyOptions {
   trustProxy: ProxyTrust;
   logger: Logger;
   metrics: EdgeMetrics;
+  cors: CorsPolicy;
 }
 
 /**
@@ -36,7 +42,7 @@ export interface EdgeProxyOptions {
  */
 export interface EdgeProxy {
   /** Proxies the request and returns true, or returns false for a path the edge answers itself. */
-  handleIfProxied(req: IncomingMessage, res: ServerResponse): boolean;
+  handleIfProxied(req: IncomingMessage, res: ServerResponse, family: RouteFamily): boolean;
 }
 
 function pathOf(url: string): string {
@@ -44,15 +50,18 @@ function pathOf(url: string): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
-/** Error body in the caller's dialect; `closeConnection` when the client's body will not be read. */
-function answerWithError(res: ServerResponse, req: ProxiedRequest, error: AppError, closeConnection: boolean): void {
+/** Error body in the caller's dialect; a 413's unread body is drained before the connection closes. */
+function answerWithError(res: ServerResponse, req: ProxiedRequest, error: AppError): void {
   const rendered = renderError(error, dialectForPath(pathOf(req.url)), req.requestId);
+  if (rendered.status === 413) {
+    answerBeforeBody(req, res, rendered);
+    return;
+  }
   const payload = JSON.stringify(rendered.body);
   res.writeHead(rendered.status, {
     ...rendered.headers,
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(payload),
-    ...(closeConnection ? { Connection: 'close' } : {}),
   });
   res.end(payload);
 }
@@ -154,7 +163,7 @@ function edgePlugin(upstream: Upstream, options: EdgeProxyOptions): Plugin<Proxi
           'upstream request failed',
         );
       }
-      answerWithError(res, req, failure.error, failure.reason === 'too_large');
+      answerWithError(res, req, failure.error);
     });
   };
 }
@@ -178,24 +187,26 @@ export function createEdgeProxy(options: EdgeProxyOptions): EdgeProxy {
   const logAccess = options.logger.isLevelEnabled('debug') ? accessLog(options.logger) : undefined;
 
   return {
-    handleIfProxied(incoming, res) {
+    handleIfProxied(incoming, res, family) {
       const req = incoming as ProxiedRequest;
-      const name = upstreamNameFor(req.url);
+      const name = upstreamOf(family);
       if (name === undefined) return false;
       req.requestId = resolveRequestId(req.headers[REQUEST_ID_HEADER]);
       res.setHeader('X-Request-Id', req.requestId);
       logAccess?.(Object.assign(req, { originalUrl: req.url }) as unknown as Request, res as Response, () => {});
+      // Only browsers send Origin: SDK calls from servers skip CORS entirely.
+      const origin = req.headers.origin;
+      if (origin !== undefined && options.cors.handle(req, res, name, origin)) return true;
 
-      const declaredLength = req.headers['content-length'];
-      if (declaredLength !== undefined && Number(declaredLength) > maxBytes) {
+      if (declaresBodyOver(req, maxBytes)) {
         options.metrics.countFailure(name, 'too_large');
-        answerWithError(res, req, requestTooLarge(options.maxBodyMb), true);
+        answerWithError(res, req, requestTooLarge(options.maxBodyMb));
         return true;
       }
       setForwardingHeaders(req, options);
       void proxies.get(name)!(req, res, (err?: unknown) => {
         // Only reached if the proxy fails before its error hook could answer.
-        if (!res.headersSent) answerWithError(res, req, toAppError(err), false);
+        if (!res.headersSent) answerWithError(res, req, toAppError(err));
       });
       return true;
     },

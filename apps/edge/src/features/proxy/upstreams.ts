@@ -36,9 +36,21 @@ function hasPathPrefix(url: string, prefix: string): boolean {
   return Number.isNaN(next) || next === 47 || next === 63;
 }
 
-/** Which service a raw request URL belongs to; undefined for paths the edge answers itself. */
-export function upstreamNameFor(url: string): UpstreamName | undefined {
-  if (hasPathPrefix(url, '/v1') || hasPathPrefix(url, '/v1beta')) return 'relay';
-  if (hasPathPrefix(url, '/api')) return 'account';
-  return undefined;
+/** The public path families: the relay's two API versions, the management API, the edge's own paths. */
+export type RouteFamily = 'v1' | 'v1beta' | 'api' | 'other';
+
+export const ROUTE_FAMILIES: readonly RouteFamily[] = ['v1', 'v1beta', 'api', 'other'];
+
+/** The family of a raw request URL. */
+export function routeFamilyOf(url: string): RouteFamily {
+  if (hasPathPrefix(url, '/v1')) return 'v1';
+  if (hasPathPrefix(url, '/v1beta')) return 'v1beta';
+  if (hasPathPrefix(url, '/api')) return 'api';
+  return 'other';
+}
+
+/** Which service serves a family; undefined for the paths the edge answers itself. */
+export function upstreamOf(family: RouteFamily): UpstreamName | undefined {
+  if (family === 'v1' || family === 'v1beta') return 'relay';
+  return family === 'api' ? 'account' : undefined;
 }

@@ -1,15 +1,25 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { AppError } from '@modelgate/errors';
+import { AppError, requestTooLarge } from '@modelgate/errors';
+import { declaresBodyOver } from '@modelgate/http';
 import express from 'express';
 
 const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 /**
  * Reads the body as bytes (after the key check), up to MAX_REQUEST_BODY_MB: the relay parses it
- * once itself and, where the contract says so, forwards these exact bytes.
+ * once itself and, where the contract says so, forwards these exact bytes. A declared length over
+ * the limit is refused unread (the error answer drains the body within bounds, see `sendError`).
  */
 export function rawBody(maxBodyMb: number): (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void {
-  return express.raw({ type: () => true, limit: maxBodyMb * 1024 * 1024 });
+  const maxBytes = maxBodyMb * 1024 * 1024;
+  const read = express.raw({ type: () => true, limit: maxBytes });
+  return (req, res, next) => {
+    if (declaresBodyOver(req, maxBytes)) {
+      next(requestTooLarge(maxBodyMb));
+      return;
+    }
+    read(req, res, next);
+  };
 }
 
 /** The raw body of a JSON request; 400 `invalid_json` for another content type or no body. */
