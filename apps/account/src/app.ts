@@ -16,7 +16,6 @@ import { createTokenRouter } from './features/tokens/router';
 import { createTwoFactorRouter } from './features/two-factor/router';
 import { createUserAdminRouter } from './features/users/admin-router';
 import { createSelfRouter } from './features/users/self-router';
-import { dependencyErrors } from './lib/dependency-errors';
 import { jsonBody } from './lib/json-body';
 
 export interface AccountDeps {
@@ -61,7 +60,6 @@ export function createAccountApp(deps: AccountDeps): Express {
     createUserAdminRouter(deps),
   );
   app.use(notFound('envelope'));
-  app.use(dependencyErrors);
   app.use(errorHandler(deps.logger, 'envelope', { context: callerOf }));
   return app;
 }

@@ -2,6 +2,9 @@
  * One error class with machine codes for every service, and its three wire dialects:
  * the `/api` envelope, OpenAI's `{error: {...}}` and Google's `{error: {code, message, status}}`.
  */
+import { isDependencyUnavailable } from './dependency';
+
+export { isDependencyUnavailable, sqlStateOf } from './dependency';
 
 /** Machine code -> [HTTP status, OpenAI error type]. */
 const CATALOG = {
@@ -70,7 +73,10 @@ export function isAppError(err: unknown): err is AppError {
   return err instanceof AppError;
 }
 
-/** Anything thrown that is not an AppError becomes a generic 500: no stack, SQL or secret escapes. */
+/**
+ * Anything thrown that is not an AppError becomes a generic 500, or a 503 when PostgreSQL or Redis
+ * is down: no stack, SQL or secret escapes.
+ */
 export function toAppError(err: unknown): AppError {
   if (isAppError(err)) return err;
   const status = (err as { status?: unknown; statusCode?: unknown } | null)?.status ??
@@ -81,6 +87,9 @@ export function toAppError(err: unknown): AppError {
   if (type === 'entity.parse.failed') return new AppError('invalid_json', 'request body is not valid JSON');
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return new AppError('invalid_request', 'invalid request', { status });
+  }
+  if (isDependencyUnavailable(err)) {
+    return new AppError('service_unavailable', 'a backing service is unavailable, try again shortly', { cause: err });
   }
   return new AppError('internal_error', 'internal server error', { cause: err });
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { sqlStateOf } from '@modelgate/errors';
 import { describeError } from '@modelgate/http';
 import type { Logger } from '@modelgate/logger';
 import type { LedgerEntry, WrittenBatch } from './ledger-entry';
@@ -30,9 +31,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * violation): retrying the same rows can never succeed, unlike a lost connection or a timeout.
  */
 export function isDataError(err: unknown): boolean {
-  const meta = (err as { meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } } } | null)?.meta;
-  const code = meta?.driverAdapterError?.cause?.originalCode;
-  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
+  const state = sqlStateOf(err);
+  return state !== undefined && (state.startsWith('22') || state.startsWith('23'));
 }
 
 /**
