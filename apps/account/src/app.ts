@@ -41,7 +41,10 @@ export function createAccountApp(deps: AccountDeps): Express {
   app.use(requestId());
   app.use(deps.metrics.service.middleware);
   app.use(accessLog(deps.logger, { context: callerOf }));
-  app.use(healthRouter({ database: () => pingDatabase(deps.prisma), redis: () => deps.redis.ping() }));
+  // Every route but the probes reads PostgreSQL. Without Redis only sessions, logins and rate-limited
+  // routes fail (503 at once): access tokens work and Stripe webhooks are stored (CONTRACT 3.5), so
+  // a Redis outage must not take the service out of rotation.
+  app.use(healthRouter({ required: { database: () => pingDatabase(deps.prisma) }, reported: { redis: () => deps.redis.ping() } }));
   app.get('/metrics', deps.metrics.service.handler);
   // Mounted before any JSON parser: the Stripe webhook must read its raw bytes.
   app.use('/api', createPaymentRouter(deps));

@@ -47,7 +47,9 @@ describe('with PostgreSQL down', () => {
       expectFailure(await request(account.app).get('/api/status'), 503, 'service_unavailable');
       // Nothing of the driver's error reaches the client.
       expect(JSON.stringify(self.body)).not.toMatch(/prisma|postgres|57P01|55000|SELECT|mg_test_/i);
+      // PostgreSQL is required: out of rotation until it is back.
       expect((await request(account.app).get('/readyz')).status).toBe(503);
+      expect((await request(account.app).get('/health')).body).toMatchObject({ status: 'unavailable', checks: { database: { status: 'down', required: true } } });
     } finally {
       await outage.restore();
     }
@@ -85,7 +87,7 @@ describe('with Redis down', () => {
     await redis?.stop();
   });
 
-  it('answers 503 at once where sessions, rate limits or the queue are needed; access tokens keep working', async () => {
+  it('answers 503 at once where sessions, rate limits or the queue are needed; access tokens keep working; stays ready', async () => {
     const admin = await createUser(account.prisma, { username: 'redis_outage', role: ROLE.admin, accessTokenHash: hashAccessToken('t'.repeat(32)) });
     const event = await account.prisma.paymentEvent.create({ data: { provider: 'stripe', eventId: 'evt_outage', type: 'checkout.session.completed', payload: '{}' } });
     const session = await logIn(app, admin.username);
@@ -107,13 +109,24 @@ describe('with Redis down', () => {
     expectFailure(replay, 503, 'service_unavailable');
     expect(replayMs).toBeLessThan(FAST_MS);
     expect(expectOk(await bearer(request(app).get('/api/user/self')))).toMatchObject({ id: admin.id });
-    const [ready, readyMs] = await timed(() => request(app).get('/readyz'));
-    expect(ready.status).toBe(503);
-    expect(readyMs).toBeLessThan(FAST_MS);
+    // Still ready (it serves tokens and webhooks); the detailed view tells what is missing, at once.
+    expect((await request(app).get('/readyz')).status).toBe(200);
+    const [health, healthMs] = await timed(() => request(app).get('/health'));
+    expect({ status: health.status, body: health.body }).toEqual({
+      status: 200,
+      body: {
+        status: 'degraded',
+        checks: {
+          database: { status: 'ok', required: true, latency_ms: expect.any(Number) },
+          redis: { status: 'down', required: false, latency_ms: expect.any(Number) },
+        },
+      },
+    });
+    expect(healthMs).toBeLessThan(FAST_MS);
 
     // Back, empty (sessions lost, as after a restart without persistence): logging in works again.
     await redis.start();
-    await waitFor(async () => (await request(app).get('/readyz')).status === 200, 'readiness to recover', 10_000);
+    await waitFor(async () => (await request(app).get('/health')).body.status === 'ok', 'Redis to be seen again', 10_000);
     const again = await logIn(app, admin.username);
     expectOk(await again.agent.get('/api/user/self'));
     expectOk(await bearer(request(app).post(`/api/payment/events/${event.id}/replay`)));

@@ -1,6 +1,7 @@
 // Issue 11, outages, on the relay's real completion path (fake upstream, real Redis and PostgreSQL):
 // with its Redis (the hot path's) down it answers 503 at once and recovers when Redis returns; with
-// PostgreSQL down it keeps relaying and stays ready, and the ledger catches up afterwards.
+// PostgreSQL down it keeps relaying and stays ready, and the ledger catches up afterwards. Readiness
+// follows: Redis is required, PostgreSQL only reported.
 import { cutTestDatabase } from '@modelgate/testing';
 import { startFakeUpstream, type FakeUpstream } from '@modelgate/testing/fake-upstream';
 import { type ScratchRedis, startScratchRedis, waitFor } from '@modelgate/testing/processes';
@@ -87,6 +88,10 @@ describe('with Redis down', () => {
     const google = await generate(relay, customer);
     expect(google).toMatchObject({ status: 503, body: { error: { code: 503, status: 'UNAVAILABLE' } } });
     expect(google.ms).toBeLessThan(FAST_MS);
+    // Redis is required: out of rotation (at once) until it is back.
+    const ready = await timed(`${relay.url}/readyz`, {});
+    expect(ready).toMatchObject({ status: 503, body: { status: 'unavailable', checks: { redis: 'down' } } });
+    expect(ready.ms).toBeLessThan(FAST_MS);
 
     // Back, empty (a restart without persistence): balances are seeded again from PostgreSQL.
     await redis.start();
@@ -114,6 +119,13 @@ describe('with PostgreSQL down', () => {
     try {
       expect((await complete(relay, customer)).status).toBe(200);
       expect((await complete(relay, customer, true)).status).toBe(200);
+      // PostgreSQL is only reported: the relay stays in rotation.
+      expect(await timed(`${relay.url}/readyz`, {})).toMatchObject({ status: 200, body: { status: 'ok', checks: { redis: 'ok' } } });
+      const health = await timed(`${relay.url}/health`, {});
+      expect(health).toMatchObject({
+        status: 200,
+        body: { status: 'degraded', checks: { redis: { status: 'ok', required: true }, database: { status: 'down', required: false } } },
+      });
     } finally {
       await outage.restore();
     }
