@@ -24,6 +24,14 @@ export interface LedgerWriterOptions {
   onKeysDrained: (tokenIds: number[]) => Promise<unknown>;
 }
 
+/** The ledger's state in Redis, for the metrics. */
+export interface LedgerCounts {
+  /** Settled charges not yet written: queued, or in a batch being written. */
+  backlog: number;
+  /** Entries PostgreSQL refused for their data, set aside uncharged. */
+  deadLetters: number;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -102,6 +110,16 @@ export class LedgerWriter {
     if (now - this.lastErrorLog < 5_000) return;
     this.lastErrorLog = now;
     this.logger.error({ err: describeError(err) }, 'ledger flush failed; charges stay queued in Redis');
+  }
+
+  /** Three list lengths, sent together (one round trip with auto-pipelining). */
+  async counts(): Promise<LedgerCounts> {
+    const [queued, processing, deadLetters] = await Promise.all([
+      this.redis.llen(this.keys.queue),
+      this.redis.llen(this.keys.processing),
+      this.redis.llen(this.keys.deadLetters),
+    ]);
+    return { backlog: queued + processing, deadLetters };
   }
 
   /** Writes every charge queued so far (by any instance); resolves when the queue is empty. */
