@@ -139,26 +139,27 @@ export class RelayMetrics {
       (reading ??= sources.ledgerCounts().catch(() => undefined).finally(() => {
         reading = undefined;
       }));
-    new Gauge({
-      name: 'relay_ledger_backlog',
-      help: 'Settled charges queued in Redis and not yet written to PostgreSQL, for the whole deployment (every relay reports the same)',
-      registers,
-      async collect() {
-        const counts = await readLedger();
-        if (counts) this.set(counts.backlog);
-        else this.reset();
-      },
-    });
-    new Gauge({
-      name: 'relay_ledger_dead_letters',
-      help: 'Charges PostgreSQL refused for their data, set aside uncharged in the dead-letter list for an operator',
-      registers,
-      async collect() {
-        const counts = await readLedger();
-        if (counts) this.set(counts.deadLetters);
-        else this.reset();
-      },
-    });
+    const ledgerGauge = (name: string, help: string, pick: (counts: LedgerCounts) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        async collect() {
+          const counts = await readLedger();
+          if (counts) this.set(pick(counts));
+          else this.reset();
+        },
+      });
+    ledgerGauge(
+      'relay_ledger_backlog',
+      'Settled charges queued in Redis and not yet written to PostgreSQL, for the whole deployment (every relay reports the same)',
+      (counts) => counts.backlog,
+    );
+    ledgerGauge(
+      'relay_ledger_dead_letters',
+      'Charges PostgreSQL refused for their data, set aside uncharged in the dead-letter list for an operator',
+      (counts) => counts.deadLetters,
+    );
     const streamsNow = () => this.streams;
     new Gauge({
       name: 'relay_streams_in_flight',
