@@ -101,6 +101,43 @@ describe('with Redis down', () => {
   });
 });
 
+describe('with Redis frozen (connected, never answering)', () => {
+  let redis: ScratchRedis;
+  let relay: RelayHarness;
+  beforeAll(async () => {
+    redis = await startScratchRedis({ port: SCRATCH_REDIS_PORT });
+    relay = await startRelay({}, { redisUrl: redis.url });
+    await relay.reset();
+  });
+  afterAll(async () => {
+    await relay?.close();
+    await redis?.stop();
+  });
+
+  it('gives up on the silent connection after 2 s, then answers 503 at once until Redis answers again', async () => {
+    const customer = await withCustomer(relay);
+    expect((await complete(relay, customer)).status).toBe(200);
+    await relay.relay.ledger.flush();
+
+    process.kill(redis.pid!, 'SIGSTOP');
+    try {
+      // The call caught on the frozen connection waits for the socket timeout, not forever.
+      const caught = await complete(relay, customer);
+      expect(caught.status).toBe(503);
+      expect(caught.ms).toBeLessThan(2_000 + FAST_MS);
+      for (let round = 0; round < 3; round++) {
+        const answer = await complete(relay, customer);
+        expect(answer.status).toBe(503);
+        expect(answer.ms).toBeLessThan(FAST_MS);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    } finally {
+      process.kill(redis.pid!, 'SIGCONT');
+    }
+    await waitFor(async () => (await complete(relay, customer)).status === 200, 'completions to recover', 10_000, 100);
+  });
+});
+
 describe('with PostgreSQL down', () => {
   let relay: RelayHarness;
   beforeAll(async () => {
