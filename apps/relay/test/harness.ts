@@ -59,6 +59,7 @@ export async function startRelay(envOverrides: Record<string, string> = {}, opti
   const prisma = createTestPrisma();
   // Connected as index.ts connects it (fail-fast options included).
   const redis = createServiceRedis(options.redisUrl ?? testRedisUrl(), { enableAutoPipelining: true, lazyConnect: true });
+  redis.on('error', () => undefined); // index.ts logs them; fault tests provoke them on purpose
   await redis.connect();
   const logger = options.logger ?? createLogger({ service: 'relay', level: 'silent' });
   const relay = createRelay({ env, logger, prisma, redis });
