@@ -1,6 +1,6 @@
 // Container health probe: `node probe.mjs [path]` exits 0 when this container's service answers 2xx on
 // the path (default /healthz), else 1. The image's HEALTHCHECK uses /healthz, docker-compose /readyz
-// (so services start only once what they call is ready). Docker's probe timeout bounds the wait.
+// (so the edge starts once account and relay are ready). Docker's probe timeout bounds the wait.
 const defaultPorts = { edge: 3000, relay: 3001, account: 3002, worker: 3003 };
 const service = process.env.MODELGATE_SERVICE ?? '';
 const path = process.argv[2] ?? '/healthz';

@@ -16,7 +16,6 @@ import { createTokenRouter } from './features/tokens/router';
 import { createTwoFactorRouter } from './features/two-factor/router';
 import { createUserAdminRouter } from './features/users/admin-router';
 import { createSelfRouter } from './features/users/self-router';
-import { dependencyErrors } from './lib/dependency-errors';
 import { jsonBody } from './lib/json-body';
 
 export interface AccountDeps {
@@ -43,7 +42,10 @@ export function createAccountApp(deps: AccountDeps): Express {
   app.use(requestId());
   app.use(deps.metrics.service.middleware);
   app.use(accessLog(deps.logger, { context: callerOf }));
-  app.use(healthRouter({ database: () => pingDatabase(deps.prisma), redis: () => deps.redis.ping() }));
+  // Every route but the probes reads PostgreSQL. Without Redis only sessions, logins and rate-limited
+  // routes fail (503 at once): access tokens work and Stripe webhooks are stored (CONTRACT 3.5), so
+  // a Redis outage must not take the service out of rotation.
+  app.use(healthRouter({ required: { database: () => pingDatabase(deps.prisma) }, reported: { redis: () => deps.redis.ping() } }));
   app.get('/metrics', deps.metrics.service.handler);
   // Mounted before any JSON parser: the Stripe webhook must read its raw bytes.
   app.use('/api', createPaymentRouter(deps));
@@ -62,7 +64,6 @@ export function createAccountApp(deps: AccountDeps): Express {
     createUserAdminRouter(deps),
   );
   app.use(notFound('envelope'));
-  app.use(dependencyErrors);
   app.use(errorHandler(deps.logger, 'envelope', { context: callerOf }));
   return app;
 }

@@ -1,8 +1,7 @@
 import { createPrismaClient } from '@modelgate/db';
 import { runService } from '@modelgate/http';
 import { createLogger } from '@modelgate/logger';
-import { createPaymentWebhookQueue, createProducerConnection } from '@modelgate/queue';
-import { Redis } from 'ioredis';
+import { closeRedis, createPaymentWebhookQueue, createProducerConnection, createServiceRedis } from '@modelgate/queue';
 import { createAccountApp } from './app';
 import { bootstrapAccount } from './bootstrap';
 import { loadAccountEnv } from './env';
@@ -12,7 +11,9 @@ async function main() {
   const env = loadAccountEnv();
   const logger = createLogger({ service: 'account', level: env.LOG_LEVEL });
   const prisma = createPrismaClient({ databaseUrl: env.DATABASE_URL, maxConnections: env.DATABASE_POOL_SIZE });
-  const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1 });
+  // Sessions and rate limits: while Redis is away their requests get 503 at once (createServiceRedis);
+  // access tokens, the webhook intake and everything else keep working.
+  const redis = createServiceRedis(env.REDIS_URL);
   redis.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis error'));
   // Its own connection: BullMQ needs one without a key prefix, failing fast when Redis is down.
   const queueConnection = createProducerConnection(env.REDIS_URL);
@@ -28,7 +29,7 @@ async function main() {
     host: env.HOST,
     port: env.ACCOUNT_PORT,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
-    closers: [() => prisma.$disconnect(), () => redis.quit(), () => paymentQueue.close(), () => queueConnection.quit()],
+    closers: [() => prisma.$disconnect(), () => closeRedis(redis), () => paymentQueue.close(), () => closeRedis(queueConnection)],
   });
 }
 

@@ -1,5 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { accessLog, errorHandler, healthRouter, notFound, requestId, trustProxiesIn } from '@modelgate/http';
+import {
+  accessLog,
+  errorHandler,
+  healthDetailHandler,
+  type HealthChecks,
+  healthRouter,
+  notFound,
+  requestId,
+  trustProxiesIn,
+} from '@modelgate/http';
 import type { Logger } from '@modelgate/logger';
 import express, { type Express } from 'express';
 import type { EdgeEnv } from './env';
@@ -24,15 +33,15 @@ export interface EdgeDeps {
   logger: Logger;
   /** Process-wide metrics (CPU, memory, event loop) besides the edge's own; off in tests. */
   defaultMetrics?: boolean;
-  /** Deadline for each service's /healthz during /readyz. */
-  readinessTimeoutMs?: number;
+  /** Deadline for each service's /readyz in the detailed health view. */
+  healthTimeoutMs?: number;
 }
 
 export interface EdgeApp {
   /** The public entry point. */
   app: Express;
   metrics: EdgeMetrics;
-  /** `GET /metrics`, for a listener of its own on EDGE_METRICS_PORT (never the public port). */
+  /** `GET /metrics` and `GET /health`, for a listener of its own on EDGE_METRICS_PORT (never the public port). */
   metricsApp: Express;
   /** Closes the pooled upstream connections (after the server has drained). */
   close(): void;
@@ -62,7 +71,7 @@ export function buildApp(config: EdgeConfig, deps: EdgeDeps): EdgeApp {
     account: createUpstream('account', config.ACCOUNT_URL),
   };
   const metrics = createEdgeMetrics({ defaultMetrics: deps.defaultMetrics ?? false });
-  const readinessTimeoutMs = deps.readinessTimeoutMs ?? 2000;
+  const healthTimeoutMs = deps.healthTimeoutMs ?? 2000;
 
   // No body parser anywhere: bodies stream through untouched (Stripe signatures, SSE, uploads).
   const proxy = createEdgeProxy({
@@ -82,22 +91,24 @@ export function buildApp(config: EdgeConfig, deps: EdgeDeps): EdgeApp {
   routeProxiedPathsFirst(app, proxy, metrics);
   app.use(requestId());
   if (logger.isLevelEnabled('debug')) app.use(accessLog(logger));
-  app.use(
-    healthRouter(
-      {
-        relay: serviceHealthCheck(upstreams.relay.target, readinessTimeoutMs),
-        account: serviceHealthCheck(upstreams.account.target, readinessTimeoutMs),
-      },
-      readinessTimeoutMs,
-    ),
-  );
+  // Ready with either service down: the edge still serves the other one and answers for the missing
+  // one with 502 in the caller's dialect, which beats every edge leaving the load balancer. Both are
+  // reported in the detailed view, on the private listener only: the public port does not tell
+  // who asks which internal service is down, nor lets them make the edge call both at will.
+  const services: HealthChecks = {
+    reported: {
+      relay: serviceHealthCheck(upstreams.relay.target, healthTimeoutMs),
+      account: serviceHealthCheck(upstreams.account.target, healthTimeoutMs),
+    },
+  };
+  app.use(healthRouter({}, { detailed: false }));
   app.use(notFound('envelope'));
   app.use(errorHandler(logger, 'envelope'));
 
   return {
     app,
     metrics,
-    metricsApp: createMetricsApp(metrics),
+    metricsApp: createMetricsApp(metrics, healthDetailHandler(services, healthTimeoutMs)),
     close() {
       upstreams.relay.agent.destroy();
       upstreams.account.agent.destroy();

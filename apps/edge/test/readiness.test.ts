@@ -1,83 +1,112 @@
+// Issue 11: the edge's readiness no longer depends on the relay or the account service (an outage
+// of either took every edge out of the load balancer, model traffic included); both are reported
+// in the detailed view, which only the private listener serves.
 import request from 'supertest';
 import { startEdge, type RunningEdge } from './support/edge';
 import { freePort, startStandIn, type StandInService } from './support/stand-in-service';
 
-describe('GET /readyz', () => {
-  let relay: StandInService;
-  let account: StandInService;
-  beforeAll(async () => {
-    relay = await startStandIn();
-    account = await startStandIn();
-  });
-  afterAll(async () => {
-    await relay.stop();
-    await account.stop();
-  });
+let relay: StandInService;
+let account: StandInService;
+beforeAll(async () => {
+  relay = await startStandIn();
+  account = await startStandIn();
+});
+afterAll(async () => {
+  await relay.stop();
+  await account.stop();
+});
 
-  async function withEdge(relayUrl: string, accountUrl: string, run: (edge: RunningEdge) => Promise<void>) {
-    const edge = await startEdge({ RELAY_URL: relayUrl, ACCOUNT_URL: accountUrl });
-    try {
-      await run(edge);
-    } finally {
-      await edge.stop();
-    }
+async function withEdge(relayUrl: string, accountUrl: string, run: (edge: RunningEdge) => Promise<void>) {
+  const edge = await startEdge({ RELAY_URL: relayUrl, ACCOUNT_URL: accountUrl });
+  try {
+    await run(edge);
+  } finally {
+    await edge.stop();
   }
+}
 
-  it('is 200 when the relay and the account service answer their /healthz', async () => {
-    await withEdge(relay.url, account.url, async (edge) => {
-      const res = await request(edge.edge.app).get('/readyz');
-      expect(res.status).toBe(200);
-      expect(res.body).toEqual({ status: 'ok', checks: { relay: 'ok', account: 'ok' } });
-    });
-    expect(relay.received.some((r) => r.url === '/healthz')).toBe(true);
-    expect(account.received.some((r) => r.url === '/healthz')).toBe(true);
-  });
-
-  it('is 503 naming the service that is down', async () => {
+describe('GET /readyz (public)', () => {
+  it('is 200 with the account service down, and model traffic still flows while /api answers 502 in its envelope', async () => {
     await withEdge(relay.url, `http://127.0.0.1:${await freePort()}`, async (edge) => {
-      const res = await request(edge.edge.app).get('/readyz');
-      expect(res.status).toBe(503);
-      expect(res.body).toEqual({ status: 'unavailable', checks: { relay: 'ok', account: 'down' } });
+      const ready = await request(edge.edge.app).get('/readyz');
+      expect(ready.status).toBe(200);
+      expect(ready.body).toEqual({ status: 'ok', checks: {} });
+      expect((await request(edge.edge.app).post('/v1/completions').send({ model: 'm' })).status).toBe(200);
+      const api = await request(edge.edge.app).get('/api/status');
+      expect(api.status).toBe(502);
+      expect(api.body).toMatchObject({ success: false, code: 'bad_gateway' });
     });
   });
 
-  it('is 503 when a service answers /healthz with an error', async () => {
-    const sick = await startStandIn();
-    sick.route('/healthz', (_req, res) => {
-      res.writeHead(500).end();
+  it('is 200 with the relay down too, and asks neither service', async () => {
+    const port = await freePort();
+    const before = relay.received.length + account.received.length;
+    await withEdge(`http://127.0.0.1:${port}`, `http://127.0.0.1:${port}`, async (edge) => {
+      expect((await request(edge.edge.app).get('/readyz')).status).toBe(200);
+      const completion = await request(edge.edge.app).post('/v1/completions').send({ model: 'm' });
+      expect(completion.status).toBe(502);
+      expect(completion.body.error).toMatchObject({ type: 'upstream_error' });
+      expect((await request(edge.edge.app).get('/healthz')).status).toBe(200);
+    });
+    expect(relay.received.length + account.received.length).toBe(before);
+  });
+
+  it('serves no detailed view on the public port', async () => {
+    await withEdge(relay.url, account.url, async (edge) => {
+      expect((await request(edge.edge.app).get('/health')).status).toBe(404);
+    });
+  });
+});
+
+describe('GET /health (private listener)', () => {
+  it("reports each service's readiness with its latency, and no address", async () => {
+    await withEdge(relay.url, account.url, async (edge) => {
+      const res = await request(edge.edge.metricsApp).get('/health');
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        status: 'ok',
+        checks: {
+          relay: { status: 'ok', required: false, latency_ms: expect.any(Number) },
+          account: { status: 'ok', required: false, latency_ms: expect.any(Number) },
+        },
+      });
+      expect(JSON.stringify(res.body)).not.toMatch(/127\.0\.0\.1|http:|localhost/);
+    });
+    expect(relay.received.some((r) => r.url === '/readyz')).toBe(true);
+    expect(account.received.some((r) => r.url === '/readyz')).toBe(true);
+  });
+
+  it('says degraded, still 200, when a service is down or not ready', async () => {
+    const unready = await startStandIn();
+    unready.route('/readyz', (_req, res) => {
+      res.writeHead(503).end();
     });
     try {
-      await withEdge(sick.url, account.url, async (edge) => {
-        const res = await request(edge.edge.app).get('/readyz');
-        expect(res.status).toBe(503);
-        expect(res.body.checks).toEqual({ relay: 'down', account: 'ok' });
+      await withEdge(unready.url, `http://127.0.0.1:${await freePort()}`, async (edge) => {
+        const res = await request(edge.edge.metricsApp).get('/health');
+        expect(res.status).toBe(200);
+        expect(res.body.status).toBe('degraded');
+        expect(res.body.checks.relay.status).toBe('down');
+        expect(res.body.checks.account.status).toBe('down');
       });
     } finally {
-      await sick.stop();
+      await unready.stop();
     }
   });
 
-  it('is 503 within the deadline when a service hangs', async () => {
+  it('reports a hung service down within the deadline', async () => {
     const hung = await startStandIn();
-    hung.rawRoute('/healthz', () => {});
+    hung.rawRoute('/readyz', () => {});
     try {
       await withEdge(relay.url, hung.url, async (edge) => {
         const started = Date.now();
-        const res = await request(edge.edge.app).get('/readyz');
-        expect(res.status).toBe(503);
-        expect(res.body.checks).toEqual({ relay: 'ok', account: 'down' });
+        const res = await request(edge.edge.metricsApp).get('/health');
+        expect(res.body.checks).toMatchObject({ relay: { status: 'ok' }, account: { status: 'down' } });
+        expect(res.body.checks.account.latency_ms).toBeGreaterThanOrEqual(900);
         expect(Date.now() - started).toBeLessThan(5000);
       });
     } finally {
       await hung.stop();
     }
-  });
-
-  it('/healthz stays 200 even with both services down', async () => {
-    const port = await freePort();
-    await withEdge(`http://127.0.0.1:${port}`, `http://127.0.0.1:${port}`, async (edge) => {
-      const res = await request(edge.edge.app).get('/healthz');
-      expect(res.status).toBe(200);
-    });
   });
 });

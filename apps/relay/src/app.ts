@@ -70,7 +70,8 @@ export function createRelayApp(deps: RelayDeps): Express {
     geminiRoute(deps.keys, deps.relay, deps.maxBodyMb),
   ], errors);
   app.use(...perRequest);
-  app.use(healthRouter({ database: () => pingDatabase(deps.prisma), redis: () => deps.redis.ping() }));
+  // Every call reserves in Redis; no call reads PostgreSQL (caches and the ledger queue ride out its outage).
+  app.use(healthRouter({ required: { redis: () => deps.redis.ping() }, reported: { database: () => pingDatabase(deps.prisma) } }));
   app.get('/metrics', deps.metrics.handler);
   app.use(modelsRouter(deps.keys, deps.channels));
   app.use(notFound(dialectOf));

@@ -17,8 +17,8 @@ export interface DirectRequest extends IncomingMessage {
   params: Record<string, string>;
   /** The query string parsed as Express 5's default ("simple") parser does. */
   query: Record<string, string | string[] | undefined>;
-  /** The matched route pattern(s), as Express's `req.route` (the metrics' route label). */
-  route: { path: string | string[] };
+  /** The matched route pattern, as Express's `req.route` (the metrics' route label). */
+  route: { path: string };
   body?: unknown;
 }
 
@@ -30,8 +30,11 @@ export type DirectHandler = (req: DirectRequest, res: DirectResponse, next: (err
 
 export interface DirectRoute {
   method: 'POST';
-  /** Express route path(s) this route stands for. */
-  path: string | string[];
+  /**
+   * The metrics' route label (Express's `req.route.path`): the route pattern, or for a route that
+   * stands for several operations, the label of a matched path.
+   */
+  label: string | ((path: string, params: Record<string, string>) => string);
   /** The route's params when the request path (without query) matches, else undefined. */
   match(path: string): Record<string, string> | undefined;
   handlers: DirectHandler[];
@@ -125,7 +128,7 @@ export function routeDirectFirst(
           matchError = err;
         }
         if (params === undefined && matchError === undefined) continue;
-        const req = decorate(incoming, url, queryAt, params ?? {}, route, trust);
+        const req = decorate(incoming, url, queryAt, path, params ?? {}, route, trust);
         const res = response as DirectResponse;
         res.locals = Object.create(null) as Record<string, unknown>;
         // A malformed param fails after the app-level middlewares, as in Express's router.
@@ -141,6 +144,7 @@ function decorate(
   incoming: IncomingMessage,
   url: string,
   queryAt: number,
+  path: string,
   params: Record<string, string>,
   route: DirectRoute,
   trust: ProxyTrust,
@@ -150,7 +154,7 @@ function decorate(
   req.originalUrl = url;
   req.params = params;
   req.query = queryAt === -1 ? {} : parseQuery(url.slice(queryAt + 1));
-  req.route = { path: route.path };
+  req.route = { path: typeof route.label === 'string' ? route.label : route.label(path, params) };
   req.ip = clientAddress(incoming, trust);
   return req;
 }

@@ -1,7 +1,7 @@
 import { createPrismaClient } from '@modelgate/db';
 import { runService } from '@modelgate/http';
 import { createLogger } from '@modelgate/logger';
-import { Redis } from 'ioredis';
+import { closeRedis, createServiceRedis } from '@modelgate/queue/connections';
 import { setFlagsFromString } from 'node:v8';
 import { loadRelayEnv } from './env';
 import { createRelay } from './relay';
@@ -18,10 +18,12 @@ async function main() {
   const env = loadRelayEnv();
   const logger = createLogger({ service: 'relay', level: env.LOG_LEVEL });
   const prisma = createPrismaClient({ databaseUrl: env.DATABASE_URL, maxConnections: env.DATABASE_POOL_SIZE });
-  // Auto-pipelining: the reservations and settlements of concurrent calls issued in one event-loop
-  // turn travel as one write and one read, instead of a round trip (two syscalls) each.
-  const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1, enableAutoPipelining: true });
+  // Fails fast while Redis is away (503 at once, see createServiceRedis). Auto-pipelining: the
+  // reservations and settlements of concurrent calls issued in one event-loop turn travel as one
+  // write and one read, instead of a round trip (two syscalls) each.
+  const redis = createServiceRedis(env.REDIS_URL, { enableAutoPipelining: true, lazyConnect: true });
   redis.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis error'));
+  await redis.connect();
   const relay = createRelay({ env, logger, prisma, redis });
   await relay.start();
   await runService(relay.app, {
@@ -31,7 +33,7 @@ async function main() {
     port: env.RELAY_PORT,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     // After the HTTP drain: every settled charge is written before the process exits.
-    closers: [() => relay.close(), () => prisma.$disconnect(), () => redis.quit()],
+    closers: [() => relay.close(), () => prisma.$disconnect(), () => closeRedis(redis)],
   });
 }
 

@@ -77,6 +77,7 @@ export function createRelay({ env, logger, prisma, redis }: RelayInfra): Relay {
     idleMs: env.UPSTREAM_IDLE_TIMEOUT_MS,
   });
   const metrics = new RelayMetrics();
+  metrics.observeState({ ledgerCounts: () => ledger.counts(), channels: () => channels.states() });
   const rateLimit = env.RELAY_KEY_RATE_LIMIT_PER_MINUTE > 0
     ? new KeyRateLimit(redis, env.REDIS_PREFIX, env.RELAY_KEY_RATE_LIMIT_PER_MINUTE)
     : undefined;

@@ -4,17 +4,18 @@ import type { AddressInfo } from 'node:net';
 import { parseEnv } from '@modelgate/config';
 import type { PrismaClient } from '@modelgate/db';
 import { listen } from '@modelgate/http';
+import { createServiceRedis } from '@modelgate/queue/connections';
 import { createLogger, type Logger } from '@modelgate/logger';
 import {
   createApiKey,
   createChannel,
   createTestPrisma,
-  createTestRedis,
   createUser,
   deleteKeysWithPrefix,
   redisPrefix,
   resetDatabase,
   setOption,
+  testRedisUrl,
 } from '@modelgate/testing';
 import { type FakeUpstream, type FakeUpstreamOptions, startFakeUpstream } from '@modelgate/testing/fake-upstream';
 import type { Redis } from 'ioredis';
@@ -41,8 +42,14 @@ export interface RelayHarness {
   close(): Promise<void>;
 }
 
-/** `logger`: the relay's logger (default: silent). */
-export async function startRelay(envOverrides: Record<string, string> = {}, options: { logger?: Logger } = {}): Promise<RelayHarness> {
+export interface RelayHarnessOptions {
+  /** The relay's logger (default: silent). */
+  logger?: Logger;
+  /** The Redis server of the relay (default: the run's); a fault test's own server it may stop. */
+  redisUrl?: string;
+}
+
+export async function startRelay(envOverrides: Record<string, string> = {}, options: RelayHarnessOptions = {}): Promise<RelayHarness> {
   const env = parseEnv(relayEnvSchema, {
     ...process.env,
     LEDGER_FLUSH_INTERVAL_MS: '50',
@@ -50,7 +57,10 @@ export async function startRelay(envOverrides: Record<string, string> = {}, opti
     ...envOverrides,
   });
   const prisma = createTestPrisma();
-  const redis = createTestRedis();
+  // Connected as index.ts connects it (fail-fast options included).
+  const redis = createServiceRedis(options.redisUrl ?? testRedisUrl(), { enableAutoPipelining: true, lazyConnect: true });
+  redis.on('error', () => undefined); // index.ts logs them; fault tests provoke them on purpose
+  await redis.connect();
   const logger = options.logger ?? createLogger({ service: 'relay', level: 'silent' });
   const relay = createRelay({ env, logger, prisma, redis });
   await relay.start();
@@ -165,7 +175,7 @@ export let upstreams: FakeUpstream[] = [];
  * The setup every relay test file shares: `upstreams` fake upstreams (default 1) and a relay, started
  * before the file's tests and closed after them.
  */
-export function relaySuite(envOverrides: Record<string, string> = {}, options: { logger?: Logger; upstreams?: number } = {}): void {
+export function relaySuite(envOverrides: Record<string, string> = {}, options: RelayHarnessOptions & { upstreams?: number } = {}): void {
   beforeAll(async () => {
     upstreams = await Promise.all(Array.from({ length: options.upstreams ?? 1 }, () => startFakeUpstream()));
     [upstream, backup] = upstreams;

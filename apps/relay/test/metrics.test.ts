@@ -1,7 +1,8 @@
 // Issue 7: the relay's /metrics after some traffic: HTTP requests, upstream latency, first-byte time,
 // errors and retries by channel and model, quota charged and tokens by model.
 import { metricValue } from '@modelgate/http';
-import { backup, createCustomer, eventually, harness, MODEL, openAiChannel, openAiClient, relaySuite, setUnitPrices, upstream as primary } from './harness';
+import { redisPrefix } from '@modelgate/testing';
+import { backup, createCustomer, eventually, harness, ledgerEntry, MODEL, openAiChannel, openAiClient, relaySuite, resetSuite, setUnitPrices, upstream as primary } from './harness';
 
 relaySuite({ CHANNEL_COOLDOWN_MS: '60000' }, { upstreams: 2 });
 
@@ -75,4 +76,82 @@ it('counts requests, upstream latency, first bytes, errors, retries, quota and t
 
   // Process metrics come with every scrape.
   expect(text).toMatch(/^process_resident_memory_bytes\{service="relay"\} \d+/m);
+});
+
+// Issue 11: readable route labels for the Gemini operations (they shared one label, the two Express
+// paths joined), and gauges of the relay's state computed at scrape time.
+it('labels each Gemini operation and API version on its own', async () => {
+  await resetSuite();
+  await setUnitPrices(harness.prisma, ['gemini-2.5-flash']);
+  await openAiChannel(harness.prisma, primary.url, { type: 24, models: 'gemini-2.5-flash', key: 'gemini-channel-key' });
+  await harness.reloadCaches();
+  const customer = await createCustomer(harness.prisma);
+  const call = (path: string) =>
+    fetch(`${harness.url}${path}`, {
+      method: 'POST',
+      headers: { 'x-goog-api-key': customer.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hello' }] }] }),
+    }).then(async (res) => [res.status, await res.text()] as const);
+  expect((await call('/v1beta/models/gemini-2.5-flash:generateContent'))[0]).toBe(200);
+  expect((await call('/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse'))[0]).toBe(200);
+  expect((await call('/v1/models/gemini-2.5-flash:generateContent'))[0]).toBe(200);
+  expect((await call('/V1BETA/models/gemini-2.5-flash:generateContent/'))[0]).toBe(200);
+  expect((await call('/v1beta/models/gemini-2.5-flash:countTokens'))[0]).toBe(404);
+
+  const text = await eventually(async () => {
+    const scraped = await scrape();
+    expect(metricValue(scraped, 'http_request_duration_seconds_count', { route: '/v1beta/models/:target' })).toBe(1);
+    return scraped;
+  });
+  const count = (route: string, status = 200) => metricValue(text, 'http_request_duration_seconds_count', { method: 'POST', route, status });
+  expect(count('/v1beta/models/:model:generateContent')).toBe(2);
+  expect(count('/v1beta/models/:model:streamGenerateContent')).toBe(1);
+  expect(count('/v1/models/:model:generateContent')).toBe(1);
+  expect(count('/v1beta/models/:target', 404)).toBe(1);
+  expect(text).not.toContain(',/v1/models/');
+});
+
+it('gauges the ledger backlog, dead letters, streams in flight and channel status', async () => {
+  await resetSuite({ chunks: 4, chunkDelayMs: 150 });
+  await setUnitPrices(harness.prisma);
+  const enabled = await openAiChannel(harness.prisma, primary.url);
+  const disabled = await openAiChannel(harness.prisma, backup.url, { status: 2 });
+  const autoDisabled = await openAiChannel(harness.prisma, backup.url, { type: 24, models: 'gemini-2.5-flash', status: 3 });
+  await harness.reloadCaches();
+  const customer = await createCustomer(harness.prisma);
+  const client = openAiClient(harness, customer.key);
+
+  const idle = await scrape();
+  expect(metricValue(idle, 'relay_ledger_backlog')).toBe(0);
+  expect(metricValue(idle, 'relay_ledger_dead_letters')).toBe(0);
+  expect(metricValue(idle, 'relay_streams_in_flight')).toBe(0);
+  const status = (channel: { id: number }, type: string, state: string) => metricValue(idle, 'relay_channel_status', { channel: channel.id, type, status: state });
+  expect([status(enabled, 'openai', 'enabled'), status(enabled, 'openai', 'disabled'), status(enabled, 'openai', 'auto_disabled')]).toEqual([1, 0, 0]);
+  expect([status(disabled, 'openai', 'enabled'), status(disabled, 'openai', 'disabled'), status(disabled, 'openai', 'auto_disabled')]).toEqual([0, 1, 0]);
+  expect([status(autoDisabled, 'gemini', 'enabled'), status(autoDisabled, 'gemini', 'disabled'), status(autoDisabled, 'gemini', 'auto_disabled')]).toEqual([0, 0, 1]);
+
+  // A stream in flight (its chunks 150 ms apart), counted until it ends.
+  const stream = await client.completions.create({ model: MODEL, prompt: [1, 2], max_tokens: 4, stream: true });
+  const chunks = stream[Symbol.asyncIterator]();
+  await chunks.next();
+  expect(metricValue(await scrape(), 'relay_streams_in_flight')).toBe(1);
+  while (!(await chunks.next()).done);
+  await eventually(async () => expect(metricValue(await scrape(), 'relay_streams_in_flight')).toBe(0));
+
+  // Charges settled while the writer is stopped wait in Redis; one PostgreSQL refuses is set aside.
+  await harness.relay.ledger.stop(); // writes what is queued (the stream's charge) first
+  try {
+    await client.completions.create({ model: MODEL, prompt: [1, 2], max_tokens: 4 });
+    await client.completions.create({ model: MODEL, prompt: [1, 2], max_tokens: 4 });
+    expect(metricValue(await scrape(), 'relay_ledger_backlog')).toBe(2);
+    const refused = ledgerEntry(customer, enabled.id, { quota: 10, promptTokens: 3_000_000_000, completionTokens: 5 });
+    await harness.redis.hincrby(`${redisPrefix()}bal:u:${customer.userId}`, 'pending', refused.quota);
+    await harness.redis.rpush(`${redisPrefix()}ledger:queue`, JSON.stringify(refused));
+  } finally {
+    await harness.relay.ledger.start();
+  }
+  await harness.relay.ledger.flush();
+  const after = await scrape();
+  expect(metricValue(after, 'relay_ledger_backlog')).toBe(0);
+  expect(metricValue(after, 'relay_ledger_dead_letters')).toBe(1);
 });

@@ -18,7 +18,8 @@ export function createWorkerApp(deps: WorkerDeps): Express {
   const metrics = deps.metrics ?? createServiceMetrics('worker');
   app.use(requestId());
   app.use(metrics.middleware);
-  app.use(healthRouter({ database: () => pingDatabase(deps.prisma), redis: () => deps.redis.ping() }));
+  // Its one job, crediting queued payments, needs both: jobs come from Redis, credits go to PostgreSQL.
+  app.use(healthRouter({ required: { database: () => pingDatabase(deps.prisma), redis: () => deps.redis.ping() } }));
   app.get('/metrics', metrics.handler);
   app.use(notFound('envelope'));
   app.use(errorHandler(deps.logger, 'envelope'));

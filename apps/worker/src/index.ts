@@ -1,7 +1,7 @@
 import { createPrismaClient } from '@modelgate/db';
 import { describeError, runService } from '@modelgate/http';
 import { createLogger } from '@modelgate/logger';
-import { createPaymentWebhookQueue, createProducerConnection, createWorkerConnection, Redis } from '@modelgate/queue';
+import { closeRedis, createPaymentWebhookQueue, createProducerConnection, createServiceRedis, createWorkerConnection } from '@modelgate/queue';
 import { createWorkerApp } from './app';
 import { loadWorkerEnv } from './env';
 import { createWorkerMetrics } from './features/metrics/metrics';
@@ -14,7 +14,7 @@ async function main() {
   const prisma = createPrismaClient({ databaseUrl: env.DATABASE_URL, maxConnections: env.DATABASE_POOL_SIZE });
   const onRedisError = (err: Error) => logger.warn({ error: describeError(err) }, 'redis error');
   // Readiness probe, BullMQ consumer (blocking commands) and the sweeper's producer each get their own connection.
-  const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1 }).on('error', onRedisError);
+  const redis = createServiceRedis(env.REDIS_URL).on('error', onRedisError);
   const workerConnection = createWorkerConnection(env.REDIS_URL).on('error', onRedisError);
   const queueConnection = createProducerConnection(env.REDIS_URL).on('error', onRedisError);
   const queue = createPaymentWebhookQueue(queueConnection, env.REDIS_PREFIX);
@@ -52,10 +52,10 @@ async function main() {
       () => sweeper.stop(),
       () => paymentWorker.close(),
       () => queue.close(),
-      () => workerConnection.quit(),
-      () => queueConnection.quit(),
+      () => closeRedis(workerConnection),
+      () => closeRedis(queueConnection),
       () => prisma.$disconnect(),
-      () => redis.quit(),
+      () => closeRedis(redis),
     ],
   });
 }

@@ -3,6 +3,9 @@
  * envelope, OpenAI's `{error: {...}}`, Google's `{error: {code, message, status}}` and Anthropic's
  * `{type: "error", error: {type, message}}`.
  */
+import { isDependencyUnavailable } from './dependency';
+
+export { isDependencyUnavailable, sqlStateOf } from './dependency';
 
 /** Machine code -> [HTTP status, OpenAI error type]. */
 const CATALOG = {
@@ -78,7 +81,10 @@ export function isAppError(err: unknown): err is AppError {
   return err instanceof AppError;
 }
 
-/** Anything thrown that is not an AppError becomes a generic 500: no stack, SQL or secret escapes. */
+/**
+ * Anything thrown that is not an AppError becomes a generic 500, or a 503 when PostgreSQL or Redis
+ * is down: no stack, SQL or secret escapes.
+ */
 export function toAppError(err: unknown): AppError {
   if (isAppError(err)) return err;
   const status = (err as { status?: unknown; statusCode?: unknown } | null)?.status ??
@@ -89,6 +95,9 @@ export function toAppError(err: unknown): AppError {
   if (type === 'entity.parse.failed') return new AppError('invalid_json', 'request body is not valid JSON');
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return new AppError('invalid_request', 'invalid request', { status });
+  }
+  if (isDependencyUnavailable(err)) {
+    return new AppError('service_unavailable', 'a backing service is unavailable, try again shortly', { cause: err });
   }
   return new AppError('internal_error', 'internal server error', { cause: err });
 }

@@ -7,13 +7,13 @@ import { createServiceMetrics, errorHandler, healthRouter, MAX_PAGE, notFound, p
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 
-function buildApp(ready: () => Promise<unknown>) {
+function buildApp(ready: () => Promise<unknown>, optional: () => Promise<unknown> = async () => undefined) {
   const metrics = createServiceMetrics('test');
   const app = express();
   app.use(requestId());
   app.use(metrics.middleware);
   app.get('/metrics', metrics.handler);
-  app.use(healthRouter({ dependency: ready }, 200));
+  app.use(healthRouter({ required: { dependency: ready }, reported: { optional } }, { timeoutMs: 200 }));
   app.use(express.json());
   app.post('/things', (req, res) => {
     const body = parseOrThrow(z.object({ name: z.string().min(1), size: z.number().int() }).strict(), req.body);
@@ -39,11 +39,35 @@ describe('http helpers', () => {
     expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('answers readiness from its checks, failing a hung dependency', async () => {
+  it('answers readiness from its required checks, failing a hung dependency', async () => {
     expect((await request(buildApp(async () => undefined)).get('/readyz')).status).toBe(200);
     const hung = await request(buildApp(() => new Promise(() => undefined))).get('/readyz');
     expect(hung.status).toBe(503);
     expect(hung.body.checks).toEqual({ dependency: 'down' });
+  });
+
+  it('stays ready when a reported dependency is down, and shows every check in /health', async () => {
+    let optionalCalls = 0;
+    const app = buildApp(async () => undefined, async () => {
+      optionalCalls += 1;
+      throw new Error('optional dependency down');
+    });
+    const ready = await request(app).get('/readyz');
+    expect({ status: ready.status, body: ready.body }).toEqual({ status: 200, body: { status: 'ok', checks: { dependency: 'ok' } } });
+    expect(optionalCalls).toBe(0);
+    const health = await request(app).get('/health');
+    expect(health.status).toBe(200);
+    expect(health.body).toEqual({
+      status: 'degraded',
+      checks: {
+        dependency: { status: 'ok', required: true, latency_ms: expect.any(Number) },
+        optional: { status: 'down', required: false, latency_ms: expect.any(Number) },
+      },
+    });
+    const down = await request(buildApp(() => new Promise(() => undefined))).get('/health');
+    expect(down.status).toBe(503);
+    expect(down.body).toMatchObject({ status: 'unavailable', checks: { dependency: { status: 'down', required: true } } });
+    expect(down.body.checks.dependency.latency_ms).toBeGreaterThanOrEqual(190);
   });
 
   it('rejects unknown and invalid fields with 400 naming the field', async () => {

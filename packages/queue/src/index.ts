@@ -1,5 +1,5 @@
 import { type ConnectionOptions, type Job, Queue, UnrecoverableError, Worker, type WorkerOptions } from 'bullmq';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Redis } from 'ioredis';
 import { STRIPE_PROVIDER } from '@modelgate/schemas';
 import { z } from 'zod';
 
@@ -24,19 +24,6 @@ export type PaymentWebhookJob = z.infer<typeof paymentWebhookJobSchema>;
 /** Keys live under the deployment's Redis prefix, so tests and co-hosted installs never collide. */
 export function bullPrefix(redisPrefix: string): string {
   return `${redisPrefix}bull`;
-}
-
-/**
- * Redis connection for a producer on the HTTP path: fails fast (~150 ms) when Redis is down instead
- * of waiting minutes, and works normally when it is up (see shared notes: BullMQ).
- */
-export function createProducerConnection(redisUrl: string, extra: RedisOptions = {}): Redis {
-  return new Redis(redisUrl, { maxRetriesPerRequest: 1, lazyConnect: false, ...extra });
-}
-
-/** Redis connection for a BullMQ worker: BullMQ requires `maxRetriesPerRequest: null` for blocking calls. */
-export function createWorkerConnection(redisUrl: string, extra: RedisOptions = {}): Redis {
-  return new Redis(redisUrl, { maxRetriesPerRequest: null, ...extra });
 }
 
 export const PAYMENT_WEBHOOK_JOB_OPTIONS = {
@@ -106,3 +93,4 @@ export { Queue, Worker, Redis, UnrecoverableError };
 export type { Job };
 
 export { invalidationChannel, publishCacheInvalidation } from './invalidation';
+export * from './connections';

@@ -1,5 +1,6 @@
 export { TEST_CRYPTO_SECRET, TEST_PASSWORD } from './constants';
 export { createTestPrisma, resetDatabase, testDatabaseUrl } from './database';
+export { cutTestDatabase, type DatabaseOutage } from './database-outage';
 export {
   type ApiKeyOverrides,
   type ChannelOverrides,

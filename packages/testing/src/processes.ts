@@ -61,9 +61,12 @@ export interface ScratchRedis {
   stop(): Promise<void>;
 }
 
-/** A private, non-persistent redis-server on a free port (requires `redis-server` on PATH). */
-export async function startScratchRedis(): Promise<ScratchRedis> {
-  const port = await freePort();
+/**
+ * A private, non-persistent redis-server (requires `redis-server` on PATH), on `port` or a free one.
+ * A fixed port keeps parallel test runs of different checkouts on ports set aside for them.
+ */
+export async function startScratchRedis(options: { port?: number } = {}): Promise<ScratchRedis> {
+  const port = options.port ?? (await freePort());
   const url = `redis://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
 

@@ -1,7 +1,7 @@
 import { parseEnv } from '@modelgate/config';
 import type { PrismaClient } from '@modelgate/db';
 import { createLogger } from '@modelgate/logger';
-import { createPaymentWebhookQueue, createProducerConnection } from '@modelgate/queue';
+import { closeRedis, createPaymentWebhookQueue, createProducerConnection } from '@modelgate/queue';
 import {
   createTestPrisma,
   createTestRedis,
@@ -81,8 +81,7 @@ export function createTestAccount(envOverrides: Record<string, string> = {}, opt
       await paymentQueue.close();
       // QUIT closes at once; disconnect() leaves a 2 s timer that keeps Jest from exiting.
       await queueConnection.quit();
-      if (redis.status === 'ready') await redis.quit();
-      else redis.disconnect();
+      await closeRedis(redis);
       await prisma.$disconnect();
     },
   };

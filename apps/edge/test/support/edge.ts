@@ -17,7 +17,7 @@ export interface RunningEdge {
 /** The edge app on a random port, configured through its real env schema. */
 export async function startEdge(env: Record<string, string>, logger?: Logger): Promise<RunningEdge> {
   const config = parseEnv(edgeEnvSchema, env);
-  const edge = buildApp(config, { logger: logger ?? createLogger({ service: 'edge', level: 'silent' }), readinessTimeoutMs: 1000 });
+  const edge = buildApp(config, { logger: logger ?? createLogger({ service: 'edge', level: 'silent' }), healthTimeoutMs: 1000 });
   const server: Server = await listen(edge.app, 0, '127.0.0.1');
   const { port } = server.address() as AddressInfo;
   return {

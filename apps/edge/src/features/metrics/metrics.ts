@@ -1,5 +1,5 @@
 import { notFound } from '@modelgate/http';
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import type { ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import type { FailureReason } from '../proxy/proxy-failures';
@@ -75,16 +75,18 @@ export function createEdgeMetrics(options: { defaultMetrics: boolean }): EdgeMet
 }
 
 /**
- * The app of the metrics listener (EDGE_METRICS_PORT): `GET /metrics` in the Prometheus text
- * format, 404 for anything else. The public app does not serve metrics.
+ * The app of the private listener (EDGE_METRICS_PORT): `GET /metrics` in the Prometheus text format,
+ * `GET /health` (the detailed health view, `health`), 404 for anything else. The public app serves
+ * neither.
  */
-export function createMetricsApp(metrics: EdgeMetrics): Express {
+export function createMetricsApp(metrics: EdgeMetrics, health: RequestHandler): Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
   app.get('/metrics', async (_req, res) => {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
+  app.get('/health', health);
   app.use(notFound('envelope'));
   return app;
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { sqlStateOf } from '@modelgate/errors';
 import { describeError } from '@modelgate/http';
 import type { Logger } from '@modelgate/logger';
 import type { LedgerEntry, WrittenBatch } from './ledger-entry';
@@ -23,6 +24,14 @@ export interface LedgerWriterOptions {
   onKeysDrained: (tokenIds: number[]) => Promise<unknown>;
 }
 
+/** The ledger's state in Redis, for the metrics. */
+export interface LedgerCounts {
+  /** Settled charges not yet written: queued, or in a batch being written. */
+  backlog: number;
+  /** Entries PostgreSQL refused for their data, set aside uncharged. */
+  deadLetters: number;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -30,9 +39,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * violation): retrying the same rows can never succeed, unlike a lost connection or a timeout.
  */
 export function isDataError(err: unknown): boolean {
-  const meta = (err as { meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } } } | null)?.meta;
-  const code = meta?.driverAdapterError?.cause?.originalCode;
-  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
+  const state = sqlStateOf(err);
+  return state !== undefined && (state.startsWith('22') || state.startsWith('23'));
 }
 
 /**
@@ -102,6 +110,16 @@ export class LedgerWriter {
     if (now - this.lastErrorLog < 5_000) return;
     this.lastErrorLog = now;
     this.logger.error({ err: describeError(err) }, 'ledger flush failed; charges stay queued in Redis');
+  }
+
+  /** Three list lengths, sent together (one round trip with auto-pipelining). */
+  async counts(): Promise<LedgerCounts> {
+    const [queued, processing, deadLetters] = await Promise.all([
+      this.redis.llen(this.keys.queue),
+      this.redis.llen(this.keys.processing),
+      this.redis.llen(this.keys.deadLetters),
+    ]);
+    return { backlog: queued + processing, deadLetters };
   }
 
   /** Writes every charge queued so far (by any instance); resolves when the queue is empty. */

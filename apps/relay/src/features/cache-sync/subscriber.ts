@@ -30,7 +30,8 @@ export class CacheSync {
   /** Loads channels and options, subscribes, and starts the periodic refresh. */
   async start(redis: Redis, redisPrefix: string, refreshIntervalMs: number): Promise<void> {
     await Promise.all([this.deps.channels.reload(), this.deps.options.reload()]);
-    const subscriber = redis.duplicate({ maxRetriesPerRequest: null });
+    // Unlike the command connection, the subscription waits for Redis (and is renewed after an outage).
+    const subscriber = redis.duplicate({ maxRetriesPerRequest: null, enableOfflineQueue: true, lazyConnect: false });
     this.subscriber = subscriber;
     subscriber.on('error', (err) => this.deps.logger.warn({ err: describeError(err) }, 'invalidation subscriber error'));
     let subscribedOnce = false;

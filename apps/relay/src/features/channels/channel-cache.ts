@@ -27,6 +27,9 @@ export interface ChannelRecord {
   groups: string[];
 }
 
+/** What the metrics show of a channel. */
+export type ChannelState = Pick<ChannelRecord, 'id' | 'kind' | 'status'>;
+
 interface Route {
   /** Enabled channels by priority, highest first. Empty: channels exist but all are disabled. */
   tiers: ChannelRecord[][];
@@ -196,6 +199,11 @@ export class ChannelCache {
     if (!channel) return;
     channel.status = CHANNEL_STATUS.autoDisabled;
     this.rebuild();
+  }
+
+  /** Every loaded channel (readable key and base URL), whatever its status. */
+  states(): readonly ChannelState[] {
+    return this.channels;
   }
 
   /** Models of the group's enabled channels, each with the dialects that serve it. */

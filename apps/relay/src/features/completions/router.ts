@@ -10,7 +10,7 @@ import { parseCompletionRequest } from './request';
 export function completionsRoute(keys: KeyCache, relay: RelayService, maxBodyMb: number): DirectRoute {
   return {
     method: 'POST',
-    path: '/v1/completions',
+    label: '/v1/completions',
     match: literalPath('/v1/completions'),
     handlers: [
       authenticate(keys, 'openai'),

@@ -4,10 +4,30 @@ import type { KeyCache } from '../keys/key-cache';
 import { jsonBytes, rawBody } from '../relay/body';
 import type { RelayService } from '../relay/service';
 import { GeminiCall } from './call';
-import { GEMINI_METHODS, parseGenerateContentRequest, parseTarget } from './request';
+import { GEMINI_METHODS, type GeminiMethod, parseGenerateContentRequest, parseTarget } from './request';
 
 /** `/v1beta/models/:target` and `/v1/models/:target` as Express matches them (case-insensitive, optional trailing slash). */
 const TARGET_PATH = /^\/(?:v1beta|v1)\/models\/([^/]+)\/?$/i;
+
+/** Route labels by API version and operation; any other target (answered 404) is `.../:target`. */
+function labelsOf(version: string): Record<GeminiMethod | 'other', string> {
+  return {
+    generateContent: `${version}/models/:model:generateContent`,
+    streamGenerateContent: `${version}/models/:model:streamGenerateContent`,
+    other: `${version}/models/:target`,
+  };
+}
+const LABELS = { v1beta: labelsOf('/v1beta'), v1: labelsOf('/v1') };
+
+/** The operation's label, from the API version and the method the target ends with (no allocation). */
+function routeLabel(path: string, params: Record<string, string>): string {
+  // The path matched TARGET_PATH: `/v1b...` (any case) is v1beta.
+  const labels = path[3] === 'b' || path[3] === 'B' ? LABELS.v1beta : LABELS.v1;
+  const target = params.target ?? '';
+  if (target.endsWith(':generateContent')) return labels.generateContent;
+  if (target.endsWith(':streamGenerateContent')) return labels.streamGenerateContent;
+  return labels.other;
+}
 
 /**
  * Gemini native operations (CONTRACT 2.3) under `/v1beta/models/...` and, as the Google GenAI SDK
@@ -16,7 +36,7 @@ const TARGET_PATH = /^\/(?:v1beta|v1)\/models\/([^/]+)\/?$/i;
 export function geminiRoute(keys: KeyCache, relay: RelayService, maxBodyMb: number): DirectRoute {
   return {
     method: 'POST',
-    path: ['/v1beta/models/:target', '/v1/models/:target'],
+    label: routeLabel,
     match(path) {
       const found = TARGET_PATH.exec(path);
       return found ? { target: decodeParam(found[1]) } : undefined;

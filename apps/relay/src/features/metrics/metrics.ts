@@ -1,5 +1,8 @@
 import { createServiceMetrics, type ServiceMetrics, type ServiceMetricsOptions } from '@modelgate/http';
-import { Counter, Histogram } from 'prom-client';
+import { CHANNEL_STATUS } from '@modelgate/schemas';
+import { Counter, Gauge, Histogram } from 'prom-client';
+import type { LedgerCounts } from '../billing/ledger-writer';
+import type { ChannelState } from '../channels/channel-cache';
 import type { UpstreamFailureKind } from '../upstream/client';
 
 /** Seconds, from a fast local channel (a few ms) to a long generation (minutes). */
@@ -40,6 +43,21 @@ interface ModelSeries {
   completionTokens: Counter.Internal;
 }
 
+/** The `status` label of `relay_channel_status`, by channel status. */
+const CHANNEL_STATUS_LABELS = new Map<number, string>([
+  [CHANNEL_STATUS.enabled, 'enabled'],
+  [CHANNEL_STATUS.manuallyDisabled, 'disabled'],
+  [CHANNEL_STATUS.autoDisabled, 'auto_disabled'],
+]);
+
+/** What the state gauges read at scrape time (never on a request). */
+export interface RelayStateSources {
+  /** One Redis round trip. */
+  ledgerCounts(): Promise<LedgerCounts>;
+  /** From the channel cache, in memory. */
+  channels(): Iterable<ChannelState>;
+}
+
 interface RelayMetricFamilies {
   upstreamLatency: Histogram<'channel' | 'model'>;
   firstByte: Histogram<'channel' | 'model'>;
@@ -60,6 +78,8 @@ export class RelayMetrics {
   private readonly families: RelayMetricFamilies;
   private readonly byChannel = new Map<number, Map<string, UpstreamSeries>>();
   private readonly byModel = new Map<string, ModelSeries>();
+  /** A plain count on the hot path; the gauge reads it at scrape time. */
+  private streams = 0;
 
   constructor(options: ServiceMetricsOptions = {}) {
     this.service = createServiceMetrics('relay', options);
@@ -104,6 +124,74 @@ export class RelayMetrics {
         registers,
       }),
     };
+  }
+
+  /**
+   * Gauges computed at scrape time, nothing per request: the ledger's backlog and dead letters (one
+   * Redis round trip per scrape; left out rather than stale when Redis cannot answer), streams in
+   * flight and each channel's status.
+   */
+  observeState(sources: RelayStateSources): void {
+    const registers = [this.service.registry];
+    // Both ledger gauges are collected at once in a scrape: one read serves them.
+    let reading: Promise<LedgerCounts | undefined> | undefined;
+    const readLedger = () =>
+      (reading ??= sources.ledgerCounts().catch(() => undefined).finally(() => {
+        reading = undefined;
+      }));
+    const ledgerGauge = (name: string, help: string, pick: (counts: LedgerCounts) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        async collect() {
+          const counts = await readLedger();
+          if (counts) this.set(pick(counts));
+          else this.reset();
+        },
+      });
+    ledgerGauge(
+      'relay_ledger_backlog',
+      'Settled charges queued in Redis and not yet written to PostgreSQL, for the whole deployment (every relay reports the same)',
+      (counts) => counts.backlog,
+    );
+    ledgerGauge(
+      'relay_ledger_dead_letters',
+      'Charges PostgreSQL refused for their data, set aside uncharged in the dead-letter list for an operator',
+      (counts) => counts.deadLetters,
+    );
+    const streamsNow = () => this.streams;
+    new Gauge({
+      name: 'relay_streams_in_flight',
+      help: 'Streamed answers this relay is sending to clients now',
+      registers,
+      collect() {
+        this.set(streamsNow());
+      },
+    });
+    new Gauge({
+      name: 'relay_channel_status',
+      help: 'Channels by id, type and status (enabled, disabled, auto_disabled): 1 for the current status, 0 for the others',
+      labelNames: ['channel', 'type', 'status'] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const channel of sources.channels()) {
+          const current = CHANNEL_STATUS_LABELS.get(channel.status);
+          const id = String(channel.id);
+          for (const status of CHANNEL_STATUS_LABELS.values()) this.labels(id, channel.kind, status).set(status === current ? 1 : 0);
+        }
+      },
+    });
+  }
+
+  /** A streamed answer started reaching its client; `streamEnded` when it is over, however it ended. */
+  streamStarted(): void {
+    this.streams += 1;
+  }
+
+  streamEnded(): void {
+    this.streams -= 1;
   }
 
   /** The upstream series of one channel serving one model. */

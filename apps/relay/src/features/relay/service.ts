@@ -115,7 +115,13 @@ export class RelayService {
         }
         // For the access log (debug level): the channel that served the call.
         res.locals.channelId = channel.id;
-        return { channel, series, delivery: await call.deliver(upstream, { res, signal, startedAt, channel }) };
+        if (!call.stream) return { channel, series, delivery: await call.deliver(upstream, { res, signal, startedAt, channel }) };
+        this.deps.metrics.streamStarted();
+        try {
+          return { channel, series, delivery: await call.deliver(upstream, { res, signal, startedAt, channel }) };
+        } finally {
+          this.deps.metrics.streamEnded();
+        }
       } catch (err) {
         if (!(err instanceof UpstreamFailure)) throw err;
         if (err.kind === 'aborted' || signal.aborted) throw new ClientGone();
