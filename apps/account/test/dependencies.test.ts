@@ -19,8 +19,13 @@ async function closedPort(): Promise<number> {
 describe('with Redis down', () => {
   let account: TestAccount;
   beforeAll(async () => {
-    // Never connects and fails every command at once, like a client whose server went away.
-    const redis = new Redis(`redis://127.0.0.1:${await closedPort()}`, { lazyConnect: true, enableOfflineQueue: false });
+    // Fails every command at once, like a client whose server went away. No retries: a client left
+    // reconnecting is one that close() must disconnect, and ioredis then keeps the process alive 2 s.
+    const redis = new Redis(`redis://127.0.0.1:${await closedPort()}`, {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      retryStrategy: () => null,
+    });
     redis.on('error', () => undefined);
     account = createTestAccount({}, { redis });
     await resetDatabase(account.prisma);

@@ -10,5 +10,5 @@ export {
   setOption,
   type UserOverrides,
 } from './factories';
-export { createTestRedis, deleteKeysWithPrefix, redisPrefix, testRedisUrl } from './redis';
+export { closeRedis, createTestRedis, deleteKeysWithPrefix, redisPrefix, testRedisUrl } from './redis';
 export { createTestDatabase, dropTestDatabase, type TestDatabase } from './test-database';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import { testDatabaseUrl } from './database';
-import { redisPrefix } from './redis';
+import { closeRedis, redisPrefix } from './redis';
 
 type Falsy = undefined | null | false | 0 | '';
 
@@ -82,11 +82,12 @@ export async function startScratchRedis(): Promise<ScratchRedis> {
       probe.on('error', () => undefined);
       try {
         await waitFor(async () => {
-          if (probe.status !== 'ready') await probe.connect().catch(() => probe.disconnect());
+          // A refused attempt leaves the probe ended (no retries): the next round connects it again.
+          if (probe.status !== 'ready') await probe.connect().catch(() => undefined);
           return (await probe.ping()) === 'PONG';
         }, `redis-server on port ${port}`, 10_000);
       } finally {
-        probe.disconnect();
+        await closeRedis(probe);
       }
     },
     async stop() {

@@ -31,3 +31,13 @@ export async function deleteKeysWithPrefix(redis: Redis, prefix: string): Promis
   } while (cursor !== '0');
   return deleted;
 }
+
+/**
+ * Closes a client whatever its state: QUIT when connected, nothing once it has ended. disconnect()
+ * on a client whose socket is already gone (ended, or reconnecting to a server that went away) arms
+ * a 2 s timer in ioredis that nothing clears, which keeps Jest from exiting.
+ */
+export async function closeRedis(redis: Redis): Promise<void> {
+  if (redis.status === 'ready') await redis.quit();
+  else if (redis.status !== 'end') redis.disconnect();
+}

@@ -3,6 +3,7 @@ import type { PrismaClient } from '@modelgate/db';
 import { createLogger } from '@modelgate/logger';
 import { createPaymentWebhookQueue, createProducerConnection } from '@modelgate/queue';
 import {
+  closeRedis,
   createTestPrisma,
   createTestRedis,
   deleteKeysWithPrefix,
@@ -79,10 +80,8 @@ export function createTestAccount(envOverrides: Record<string, string> = {}, opt
     },
     async close() {
       await paymentQueue.close();
-      // QUIT closes at once; disconnect() leaves a 2 s timer that keeps Jest from exiting.
       await queueConnection.quit();
-      if (redis.status === 'ready') await redis.quit();
-      else redis.disconnect();
+      await closeRedis(redis);
       await prisma.$disconnect();
     },
   };
