@@ -61,9 +61,16 @@ export interface ScratchRedis {
   stop(): Promise<void>;
 }
 
-/** A private, non-persistent redis-server on a free port (requires `redis-server` on PATH). */
-export async function startScratchRedis(): Promise<ScratchRedis> {
-  const port = await freePort();
+export interface ScratchRedisOptions {
+  /** Default: a free port. */
+  port?: number;
+  /** More server settings, e.g. `['--databases', '4']`. */
+  serverArgs?: string[];
+}
+
+/** A private, non-persistent redis-server (requires `redis-server` on PATH). */
+export async function startScratchRedis(options: ScratchRedisOptions = {}): Promise<ScratchRedis> {
+  const port = options.port ?? (await freePort());
   const url = `redis://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
 
@@ -75,9 +82,8 @@ export async function startScratchRedis(): Promise<ScratchRedis> {
     },
     async start() {
       if (child && child.exitCode === null && child.signalCode === null) return;
-      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-        stdio: 'ignore',
-      });
+      const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...(options.serverArgs ?? [])];
+      child = spawn('redis-server', args, { stdio: 'ignore' });
       const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
       probe.on('error', () => undefined);
       try {
