@@ -7,7 +7,7 @@ await build({
   outfile: 'dist/index.js',
   bundle: true,
   platform: 'node',
-  target: 'node20',
+  target: 'node22',
   format: 'cjs',
   sourcemap: true,
   logLevel: 'warning',

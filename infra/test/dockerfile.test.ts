@@ -6,6 +6,7 @@ const dockerfile = parseDockerfile(readRepoFile('infra', 'docker', 'Dockerfile')
 const dockerignore = readRepoFile('.dockerignore');
 const rootPackage = JSON.parse(readRepoFile('package.json')) as {
   packageManager: string;
+  engines: { node: string };
   devDependencies: Record<string, string>;
 };
 
@@ -24,6 +25,14 @@ describe('Dockerfile', () => {
     // The runtime starts again from the plain Node image: no pnpm, turbo, sources or dev tools.
     expect(runtime.from).toBe('${NODE_IMAGE}');
     expect(dockerfile.preamble).toContainEqual({ keyword: 'ARG', args: expect.stringMatching(/^NODE_IMAGE=node:\d+-/) });
+  });
+
+  it('runs the Node.js major version that package.json declares in engines, and bundles for it', () => {
+    const nodeImage = dockerfile.preamble.find((i) => i.keyword === 'ARG' && i.args.startsWith('NODE_IMAGE='))?.args;
+    const major = /^NODE_IMAGE=node:(\d+)-/.exec(nodeImage ?? '')?.[1];
+    expect(rootPackage.engines.node).toBe(`>=${major}`);
+    expect(args(stage('build'), 'RUN').join('\n')).toContain(`--target=node${major} `);
+    expect(readRepoFile('scripts', 'build-app.mjs')).toContain(`target: 'node${major}'`);
   });
 
   it('is parametrised by APP and refuses values other than the four services and migrate', () => {

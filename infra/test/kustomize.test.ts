@@ -2,7 +2,17 @@
 // enough: .ci/run installs it when missing), then checked object by object.
 import { execFileSync } from 'node:child_process';
 import { canConnect, isIsolated, selects, type Endpoint, type NetworkPolicy } from './network-policy';
-import { envFileKeys, METRICS_PORTS, parseYamlDocuments, readRepoFile, repoPath, SERVICE_PORTS, SERVICES, type ServiceName } from './support';
+import {
+  envFileKeys,
+  METRICS_PORTS,
+  parseDockerfile,
+  parseYamlDocuments,
+  readRepoFile,
+  repoPath,
+  SERVICE_PORTS,
+  SERVICES,
+  type ServiceName,
+} from './support';
 
 interface K8sObject {
   apiVersion: string;
@@ -19,6 +29,7 @@ interface Probe {
 interface Container {
   name: string;
   image: string;
+  command?: string[];
   ports?: { name: string; containerPort: number }[];
   env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
   envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
@@ -32,6 +43,7 @@ interface Container {
 
 interface PodSpec {
   containers: Container[];
+  initContainers?: Container[];
   terminationGracePeriodSeconds?: number;
   restartPolicy?: string;
   securityContext?: { runAsNonRoot?: boolean; runAsUser?: number };
@@ -40,6 +52,7 @@ interface PodSpec {
 interface Workload extends K8sObject {
   spec: {
     replicas?: number;
+    ttlSecondsAfterFinished?: number;
     selector?: { matchLabels: Record<string, string> };
     template: { metadata: { labels: Record<string, string>; annotations?: Record<string, string> }; spec: PodSpec };
   };
@@ -59,6 +72,13 @@ const deployments = SERVICES.map((name) => find<Workload>('Deployment', name));
 const job = find<Workload>('Job', 'migrate');
 const configMap = rendered.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('modelgate-config'));
 const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+/** The services that read PostgreSQL, and so must not start before the schema is migrated. */
+const DATABASE_SERVICES: ServiceName[] = ['relay', 'account', 'worker'];
+
+function allContainers(workload: Workload): Container[] {
+  const pod = workload.spec.template.spec;
+  return [...(pod.initContainers ?? []), ...pod.containers];
+}
 
 function envValue(container: Container, name: string): string | undefined {
   return container.env?.find((e) => e.name === name)?.value ?? configMap?.data?.[name];
@@ -110,7 +130,7 @@ describe('kubectl kustomize infra/k8s', () => {
 
   it('sets resource requests and limits on every container', () => {
     for (const workload of [...deployments, job]) {
-      for (const container of workload.spec.template.spec.containers) {
+      for (const container of allContainers(workload)) {
         expect({ container: container.name, resources: container.resources }).toEqual({
           container: container.name,
           resources: {
@@ -141,7 +161,7 @@ describe('kubectl kustomize infra/k8s', () => {
     for (const workload of [...deployments, job]) {
       const pod = workload.spec.template.spec;
       expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
-      for (const container of pod.containers) {
+      for (const container of allContainers(workload)) {
         expect(container.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
       }
     }
@@ -215,6 +235,30 @@ describe('kubectl kustomize infra/k8s', () => {
       name: 'DATABASE_URL',
       valueFrom: { secretKeyRef: { name: 'modelgate-secrets', key: 'DATABASE_URL' } },
     });
+  });
+
+  it.each(DATABASE_SERVICES)('%s: waits in an init container until the schema has every migration of its release', (name) => {
+    const pod = find<Workload>('Deployment', name).spec.template.spec;
+    expect(pod.initContainers).toHaveLength(1);
+    const [wait] = pod.initContainers ?? [];
+    // The migrate image of the same release, whose migrations folder is the one this release expects.
+    expect(wait.image).toBe(job.spec.template.spec.containers[0].image);
+    const runtime = parseDockerfile(readRepoFile('infra', 'docker', 'Dockerfile')).stages.at(-1);
+    const imageCommand = JSON.parse(runtime?.instructions.find((i) => i.keyword === 'CMD')?.args ?? '[]') as string[];
+    expect(wait.command).toEqual([...imageCommand, '--wait']);
+    expect(wait.env).toEqual([
+      { name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: 'modelgate-secrets', key: 'DATABASE_URL' } } },
+    ]);
+  });
+
+  it('starts the edge without waiting for migrations: it reads no database', () => {
+    expect(find<Workload>('Deployment', 'edge').spec.template.spec.initContainers).toBeUndefined();
+  });
+
+  it('lets the next release re-create the migrate Job: a finished Job deletes itself', () => {
+    // Its pod template (the image) cannot change; a Job that lingered would make the next apply fail.
+    expect(job.spec.ttlSecondsAfterFinished).toBeGreaterThan(0);
+    expect(job.spec.ttlSecondsAfterFinished).toBeLessThanOrEqual(600);
   });
 
   it('takes settings from the generated ConfigMap and secrets from modelgate-secrets, with documented keys', () => {

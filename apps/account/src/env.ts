@@ -1,4 +1,4 @@
-import { behindEdgeEnvShape, commonEnvShape, dataEnvShape, env, loadEnvOrExit, secretOrDevFallback, z } from '@modelgate/config';
+import { behindEdgeEnvShape, commonEnvShape, dataEnvShape, DEVELOPMENT_SECRETS, env, loadEnvOrExit, requiredInProduction, z } from '@modelgate/config';
 
 export const accountEnvSchema = z
   .object({
@@ -6,8 +6,8 @@ export const accountEnvSchema = z
     ...dataEnvShape,
     ...behindEdgeEnvShape,
     ACCOUNT_PORT: env.port(3002),
-    SESSION_SECRET: z.string().optional(),
-    CRYPTO_SECRET: z.string().optional(),
+    SESSION_SECRET: env.secret(),
+    CRYPTO_SECRET: env.secret(),
     ROOT_USERNAME: z.string().regex(/^[A-Za-z0-9_]{3,20}$/, '3..20 letters, digits or _').default('root'),
     ROOT_PASSWORD: z.string().min(8).max(64).optional(),
     COOKIE_SECURE: env.boolean(false),
@@ -19,10 +19,11 @@ export const accountEnvSchema = z
     STRIPE_PRICE_ID: z.string().optional(),
     STRIPE_API_BASE: env.httpUrl('https://api.stripe.com'),
   })
-  .transform((data, ctx) => ({
+  .superRefine(...requiredInProduction('SESSION_SECRET', 'CRYPTO_SECRET'))
+  .transform((data) => ({
     ...data,
-    SESSION_SECRET: secretOrDevFallback(data, ctx, 'SESSION_SECRET', 'modelgate-development-session-secret-00'),
-    CRYPTO_SECRET: secretOrDevFallback(data, ctx, 'CRYPTO_SECRET', 'modelgate-development-crypto-secret-0000'),
+    SESSION_SECRET: data.SESSION_SECRET ?? DEVELOPMENT_SECRETS.SESSION_SECRET,
+    CRYPTO_SECRET: data.CRYPTO_SECRET ?? DEVELOPMENT_SECRETS.CRYPTO_SECRET,
   }));
 
 export type AccountEnv = z.output<typeof accountEnvSchema>;

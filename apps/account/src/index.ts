@@ -1,7 +1,8 @@
-import { createPrismaClient } from '@modelgate/db';
-import { runService } from '@modelgate/http';
+import { assertMigrationsApplied, createPrismaClient, RELEASE_MIGRATIONS } from '@modelgate/db';
+import { exitOnBootFailure, runService } from '@modelgate/http';
 import { createLogger } from '@modelgate/logger';
 import { closeRedis, createPaymentWebhookQueue, createProducerConnection, createServiceRedis } from '@modelgate/queue';
+import { assertRedisDatabase } from '@modelgate/queue/redis-database';
 import { createAccountApp } from './app';
 import { bootstrapAccount } from './bootstrap';
 import { loadAccountEnv } from './env';
@@ -10,11 +11,13 @@ import { createAccountMetrics } from './features/metrics/metrics';
 async function main() {
   const env = loadAccountEnv();
   const logger = createLogger({ service: 'account', level: env.LOG_LEVEL });
+  await assertMigrationsApplied(env.DATABASE_URL, RELEASE_MIGRATIONS);
   const prisma = createPrismaClient({ databaseUrl: env.DATABASE_URL, maxConnections: env.DATABASE_POOL_SIZE });
   // Sessions and rate limits: while Redis is away their requests get 503 at once (createServiceRedis);
   // access tokens, the webhook intake and everything else keep working.
   const redis = createServiceRedis(env.REDIS_URL);
   redis.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis error'));
+  await assertRedisDatabase(redis);
   // Its own connection: BullMQ needs one without a key prefix, failing fast when Redis is down.
   const queueConnection = createProducerConnection(env.REDIS_URL);
   queueConnection.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis error (payment queue)'));
@@ -33,8 +36,4 @@ async function main() {
   });
 }
 
-main().catch((err: unknown) => {
-  // One line, no stack: a boot failure is usually configuration (database or Redis unreachable).
-  process.stderr.write(`[account] cannot start: ${err instanceof Error ? err.message.split('\n', 1)[0] : String(err)}\n`);
-  process.exit(1);
-});
+main().catch(exitOnBootFailure('account'));

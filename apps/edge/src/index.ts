@@ -1,4 +1,4 @@
-import { closeServer, listen, runService } from '@modelgate/http';
+import { closeServer, exitOnBootFailure, listen, runService } from '@modelgate/http';
 import { createLogger } from '@modelgate/logger';
 import { buildApp } from './app';
 import { loadEdgeEnv } from './env';
@@ -29,7 +29,4 @@ async function main(): Promise<void> {
   server.headersTimeout = env.EDGE_HEADERS_TIMEOUT_MS;
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`[edge] failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+main().catch(exitOnBootFailure('edge'));

@@ -1,4 +1,4 @@
-import { behindEdgeEnvShape, commonEnvShape, dataEnvShape, env, loadEnvOrExit, secretOrDevFallback, z } from '@modelgate/config';
+import { behindEdgeEnvShape, commonEnvShape, dataEnvShape, DEVELOPMENT_SECRETS, env, loadEnvOrExit, requiredInProduction, z } from '@modelgate/config';
 
 export const relayEnvSchema = z
   .object({
@@ -6,7 +6,7 @@ export const relayEnvSchema = z
     ...dataEnvShape,
     ...behindEdgeEnvShape,
     RELAY_PORT: env.port(3001),
-    CRYPTO_SECRET: z.string().optional(),
+    CRYPTO_SECRET: env.secret(),
     MAX_REQUEST_BODY_MB: env.positiveInt(32),
     UPSTREAM_CONNECT_TIMEOUT_MS: env.positiveInt(10_000),
     /** Until the upstream's response headers arrive. */
@@ -29,10 +29,8 @@ export const relayEnvSchema = z
     /** A channel that failed transiently (reset, 429, 5xx) is avoided this long. */
     CHANNEL_COOLDOWN_MS: env.positiveInt(10_000),
   })
-  .transform((data, ctx) => ({
-    ...data,
-    CRYPTO_SECRET: secretOrDevFallback(data, ctx, 'CRYPTO_SECRET', 'modelgate-development-crypto-secret-0000'),
-  }));
+  .superRefine(...requiredInProduction('CRYPTO_SECRET'))
+  .transform((data) => ({ ...data, CRYPTO_SECRET: data.CRYPTO_SECRET ?? DEVELOPMENT_SECRETS.CRYPTO_SECRET }));
 
 export type RelayEnv = z.output<typeof relayEnvSchema>;
 

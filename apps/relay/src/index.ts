@@ -1,7 +1,8 @@
-import { createPrismaClient } from '@modelgate/db';
-import { runService } from '@modelgate/http';
+import { assertMigrationsApplied, createPrismaClient, RELEASE_MIGRATIONS } from '@modelgate/db';
+import { exitOnBootFailure, runService } from '@modelgate/http';
 import { createLogger } from '@modelgate/logger';
 import { closeRedis, createServiceRedis } from '@modelgate/queue/connections';
+import { assertRedisDatabase } from '@modelgate/queue/redis-database';
 import { setFlagsFromString } from 'node:v8';
 import { loadRelayEnv } from './env';
 import { createRelay } from './relay';
@@ -17,6 +18,7 @@ setFlagsFromString('--heap-growing-percent=50');
 async function main() {
   const env = loadRelayEnv();
   const logger = createLogger({ service: 'relay', level: env.LOG_LEVEL });
+  await assertMigrationsApplied(env.DATABASE_URL, RELEASE_MIGRATIONS);
   const prisma = createPrismaClient({ databaseUrl: env.DATABASE_URL, maxConnections: env.DATABASE_POOL_SIZE });
   // Fails fast while Redis is away (503 at once, see createServiceRedis). Auto-pipelining: the
   // reservations and settlements of concurrent calls issued in one event-loop turn travel as one
@@ -24,6 +26,7 @@ async function main() {
   const redis = createServiceRedis(env.REDIS_URL, { enableAutoPipelining: true, lazyConnect: true });
   redis.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis error'));
   await redis.connect();
+  await assertRedisDatabase(redis);
   const relay = createRelay({ env, logger, prisma, redis });
   await relay.start();
   await runService(relay.app, {
@@ -37,8 +40,4 @@ async function main() {
   });
 }
 
-main().catch((err: unknown) => {
-  // No stack: the first line says what is wrong (database unreachable, bad configuration...).
-  process.stderr.write(`[relay] cannot start: ${err instanceof Error ? err.message.split('\n', 1)[0] : String(err)}\n`);
-  process.exit(1);
-});
+main().catch(exitOnBootFailure('relay'));

@@ -1,7 +1,8 @@
-import { createPrismaClient } from '@modelgate/db';
-import { describeError, runService } from '@modelgate/http';
+import { assertMigrationsApplied, createPrismaClient, RELEASE_MIGRATIONS } from '@modelgate/db';
+import { describeError, exitOnBootFailure, runService } from '@modelgate/http';
 import { createLogger } from '@modelgate/logger';
 import { closeRedis, createPaymentWebhookQueue, createProducerConnection, createServiceRedis, createWorkerConnection } from '@modelgate/queue';
+import { assertRedisDatabase } from '@modelgate/queue/redis-database';
 import { createWorkerApp } from './app';
 import { loadWorkerEnv } from './env';
 import { createWorkerMetrics } from './features/metrics/metrics';
@@ -11,10 +12,12 @@ import { startInboxSweeper } from './features/payments/sweeper';
 async function main() {
   const env = loadWorkerEnv();
   const logger = createLogger({ service: 'worker', level: env.LOG_LEVEL });
+  await assertMigrationsApplied(env.DATABASE_URL, RELEASE_MIGRATIONS);
   const prisma = createPrismaClient({ databaseUrl: env.DATABASE_URL, maxConnections: env.DATABASE_POOL_SIZE });
   const onRedisError = (err: Error) => logger.warn({ error: describeError(err) }, 'redis error');
   // Readiness probe, BullMQ consumer (blocking commands) and the sweeper's producer each get their own connection.
   const redis = createServiceRedis(env.REDIS_URL).on('error', onRedisError);
+  await assertRedisDatabase(redis);
   const workerConnection = createWorkerConnection(env.REDIS_URL).on('error', onRedisError);
   const queueConnection = createProducerConnection(env.REDIS_URL).on('error', onRedisError);
   const queue = createPaymentWebhookQueue(queueConnection, env.REDIS_PREFIX);
@@ -60,8 +63,4 @@ async function main() {
   });
 }
 
-main().catch((err: unknown) => {
-  // One line, no stack: a boot failure is usually configuration (database or Redis unreachable).
-  process.stderr.write(`[worker] cannot start: ${err instanceof Error ? err.message.split('\n', 1)[0] : String(err)}\n`);
-  process.exit(1);
-});
+main().catch(exitOnBootFailure('worker'));

@@ -22,13 +22,23 @@ export function parseEnv<S extends z.ZodType>(schema: S, source: EnvSource): z.o
   );
 }
 
+/**
+ * On a service's command line: parse the environment, print each problem on a line of its own and
+ * exit (0 when there is none). `pnpm start` runs every service this way before starting any, to
+ * report the problems of all services at once.
+ */
+export const CHECK_CONFIG_FLAG = '--check-config';
+
 /** Parses the environment or prints the problems and exits 1: a service must not boot half-configured. */
 export function loadEnvOrExit<S extends z.ZodType>(service: string, schema: S, source: EnvSource): z.output<S> {
+  const checkOnly = process.argv.includes(CHECK_CONFIG_FLAG);
   try {
-    return parseEnv(schema, source);
+    const parsed = parseEnv(schema, source);
+    if (checkOnly) process.exit(0);
+    return parsed;
   } catch (err) {
     if (err instanceof EnvError) {
-      process.stderr.write(`[${service}] cannot start. ${err.message}\n`);
+      process.stderr.write(checkOnly ? err.problems.map((p) => `${p}\n`).join('') : `[${service}] cannot start. ${err.message}\n`);
       process.exit(1);
     }
     throw err;
@@ -39,14 +49,37 @@ const booleanText = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
+function parsedUrl(value: string): URL | undefined {
+  try {
+    return new URL(value);
+  } catch {
+    return undefined;
+  }
+}
+
 const urlWithProtocols = (protocols: string[]) =>
-  z.string().refine((v) => {
-    try {
-      return protocols.includes(new URL(v).protocol);
-    } catch {
-      return false;
-    }
-  }, `must be a URL (${protocols.join(' or ')})`);
+  z.string().refine((v) => protocols.includes(parsedUrl(v)?.protocol ?? ''), `must be a URL (${protocols.join(' or ')})`);
+
+/**
+ * The database index a Redis URL selects (`redis://host:port/<n>`; 0 without a path), or undefined
+ * when its path is not a number (ioredis would read that as NaN and stay in database 0).
+ */
+export function redisDatabaseIndex(url: string): number | undefined {
+  const path = parsedUrl(url)?.pathname ?? '';
+  const match = /^\/?(\d*)$/.exec(path);
+  if (!match) return undefined;
+  return match[1] ? Number(match[1]) : 0;
+}
+
+const REDIS_PROTOCOLS = ['redis:', 'rediss:'];
+
+const redisUrl = z.string().superRefine((value, ctx) => {
+  if (!REDIS_PROTOCOLS.includes(parsedUrl(value)?.protocol ?? '')) {
+    ctx.addIssue({ code: 'custom', message: `must be a URL (${REDIS_PROTOCOLS.join(' or ')})` });
+  } else if (redisDatabaseIndex(value) === undefined) {
+    ctx.addIssue({ code: 'custom', message: 'its path must be a database number (redis://host:port/0), or empty' });
+  }
+});
 
 /** Field builders shared by every service's env schema. */
 export const env = {
@@ -56,7 +89,7 @@ export const env = {
   httpUrl: (fallback: string) => urlWithProtocols(['http:', 'https:']).default(fallback),
   databaseUrl: () =>
     urlWithProtocols(['postgresql:', 'postgres:']).default('postgresql://postgres@127.0.0.1:5432/modelgate'),
-  redisUrl: () => urlWithProtocols(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
+  redisUrl: () => redisUrl.default('redis://127.0.0.1:6379'),
   /** Namespace for every Redis key and channel, so tests and several deployments can share a server. */
   redisPrefix: () => z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/, 'letters, digits, ":", "_" or "-"').default('mg:'),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -74,6 +107,8 @@ export const env = {
         return z.NEVER;
       }
     }),
+  /** Unset: see requiredInProduction and DEVELOPMENT_SECRETS. */
+  secret: () => z.string().min(32, 'must be at least 32 characters').optional(),
 };
 
 /** Fields every service reads the same way. */
@@ -99,24 +134,29 @@ export const behindEdgeEnvShape = {
 };
 
 /**
- * A secret that must be set in production. Outside production a fixed development value is used so
- * `pnpm start` works with no configuration. Call from the schema's `.transform((data, ctx) => ...)`.
+ * Stand-ins for the secrets outside production, so `pnpm start` works with no configuration. Relay
+ * and account must agree on CRYPTO_SECRET, hence one value here.
  */
-export function secretOrDevFallback(
-  data: { NODE_ENV: string } & Record<string, unknown>,
-  ctx: z.RefinementCtx,
-  key: string,
-  devValue: string,
-): string {
-  const value = data[key];
-  if (value === undefined) {
-    if (data.NODE_ENV === 'production') ctx.addIssue({ code: 'custom', path: [key], message: 'is required in production' });
-    return devValue;
-  }
-  if (typeof value !== 'string' || value.length < 32) {
-    ctx.addIssue({ code: 'custom', path: [key], message: 'must be at least 32 characters' });
-  }
-  return String(value);
+export const DEVELOPMENT_SECRETS = {
+  SESSION_SECRET: 'modelgate-development-session-secret-00',
+  CRYPTO_SECRET: 'modelgate-development-crypto-secret-0000',
+} as const;
+
+type SecretName = keyof typeof DEVELOPMENT_SECRETS;
+
+/**
+ * `schema.superRefine(...requiredInProduction('CRYPTO_SECRET'))`: in production the secrets must be
+ * set. It runs even when other fields have problems (zod skips object refinements then by default),
+ * so a missing secret is listed with every other problem.
+ */
+export function requiredInProduction(...names: SecretName[]) {
+  const refinement = (data: { NODE_ENV?: string } & Partial<Record<SecretName, string>>, ctx: z.RefinementCtx) => {
+    if (data.NODE_ENV !== 'production') return;
+    for (const name of names) {
+      if (data[name] === undefined) ctx.addIssue({ code: 'custom', path: [name], message: 'is required in production' });
+    }
+  };
+  return [refinement, { when: () => true }] as const;
 }
 
 /** Shared connection fields of the services that use PostgreSQL and Redis. */

@@ -1,4 +1,4 @@
-import { behindEdgeEnvShape, commonEnvShape, EnvError, env, parseEnv, secretOrDevFallback, z } from '../src';
+import { behindEdgeEnvShape, commonEnvShape, DEVELOPMENT_SECRETS, EnvError, env, parseEnv, redisDatabaseIndex, requiredInProduction, z } from '../src';
 
 const schema = z.object({
   PORT: env.port(3000),
@@ -30,18 +30,54 @@ describe('parseEnv', () => {
   });
 });
 
-describe('secretOrDevFallback', () => {
-  const withSecret = z
-    .object({ NODE_ENV: z.string().default('development'), CRYPTO_SECRET: z.string().optional() })
-    .transform((data, ctx) => ({ ...data, CRYPTO_SECRET: secretOrDevFallback(data, ctx, 'CRYPTO_SECRET', 'd'.repeat(32)) }));
+describe('REDIS_URL', () => {
+  const redisOnly = z.object({ REDIS_URL: env.redisUrl() });
 
-  it('falls back outside production', () => {
-    expect(parseEnv(withSecret, {}).CRYPTO_SECRET).toBe('d'.repeat(32));
+  it('takes the database index from the path, 0 without one', () => {
+    expect(redisDatabaseIndex('redis://127.0.0.1:6379')).toBe(0);
+    expect(redisDatabaseIndex('redis://127.0.0.1:6379/')).toBe(0);
+    expect(redisDatabaseIndex('rediss://user:secret@redis.internal:6380/9')).toBe(9);
+    expect(parseEnv(redisOnly, { REDIS_URL: 'redis://127.0.0.1:6379/15' }).REDIS_URL).toBe('redis://127.0.0.1:6379/15');
+  });
+
+  // ioredis reads such a path as NaN and silently stays in database 0.
+  it.each(['redis://127.0.0.1:6379/cache', 'redis://127.0.0.1:6379/1/2', 'redis://127.0.0.1:6379/-1'])(
+    'refuses %s, whose path is not a database number',
+    (url) => {
+      expect(() => parseEnv(redisOnly, { REDIS_URL: url })).toThrow(/REDIS_URL: its path must be a database number/);
+    },
+  );
+
+  it('names the variable when the value is not a URL at all', () => {
+    expect(() => parseEnv(redisOnly, { REDIS_URL: 'not-a-url' })).toThrow(
+      new EnvError(['REDIS_URL: must be a URL (redis: or rediss:)']),
+    );
+  });
+});
+
+describe('secrets', () => {
+  const withSecret = z
+    .object({ ...commonEnvShape, PORT: env.port(3000), CRYPTO_SECRET: env.secret() })
+    .superRefine(...requiredInProduction('CRYPTO_SECRET'))
+    .transform((data) => ({ ...data, CRYPTO_SECRET: data.CRYPTO_SECRET ?? DEVELOPMENT_SECRETS.CRYPTO_SECRET }));
+
+  it('falls back to the development value outside production', () => {
+    expect(parseEnv(withSecret, {}).CRYPTO_SECRET).toBe(DEVELOPMENT_SECRETS.CRYPTO_SECRET);
+    expect(parseEnv(withSecret, { CRYPTO_SECRET: 's'.repeat(32) }).CRYPTO_SECRET).toBe('s'.repeat(32));
   });
 
   it('requires the secret in production and rejects short ones', () => {
     expect(() => parseEnv(withSecret, { NODE_ENV: 'production' })).toThrow(/CRYPTO_SECRET: is required in production/);
-    expect(() => parseEnv(withSecret, { CRYPTO_SECRET: 'short' })).toThrow(/at least 32/);
+    expect(() => parseEnv(withSecret, { CRYPTO_SECRET: 'short' })).toThrow(/CRYPTO_SECRET: must be at least 32 characters/);
+  });
+
+  it('lists secret problems together with the problems of other fields', () => {
+    expect(() => parseEnv(withSecret, { NODE_ENV: 'production', PORT: 'abc' })).toThrow(
+      new EnvError(['PORT: Invalid input: expected number, received NaN', 'CRYPTO_SECRET: is required in production']),
+    );
+    expect(() => parseEnv(withSecret, { CRYPTO_SECRET: 'short', PORT: 'abc' })).toThrow(
+      new EnvError(['PORT: Invalid input: expected number, received NaN', 'CRYPTO_SECRET: must be at least 32 characters']),
+    );
   });
 });
 

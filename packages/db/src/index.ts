@@ -12,6 +12,7 @@ export {
 } from './ledger';
 export {
   applyMigrations,
+  assertMigrationsApplied,
   DatabaseUnreachableError,
   databaseExists,
   databaseName,
@@ -21,11 +22,15 @@ export {
   ensureDatabase,
   isUnreachable,
   MIGRATIONS_DIR,
+  migrationNames,
   migrationsHash,
+  PendingMigrationsError,
+  pendingMigrations,
   SCHEMA_PATH,
   withDatabase,
   writeMigration,
 } from './migrate';
 export { quoteIdentifier, runOnServer, SchemaEngineError } from './schema-engine';
+export { RELEASE_MIGRATIONS } from './generated/migrations';
 export { Prisma, PrismaClient } from './generated/prisma/client';
 export type * from './generated/prisma/models';

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { MigrationList } from '@prisma/schema-engine-wasm';
-import { connectionConfig, quoteIdentifier, runOnServer, type SchemaFile, withSchemaEngine } from './schema-engine';
+import { connectionConfig, quoteIdentifier, runOnServer, type SchemaFile, withClient, withSchemaEngine } from './schema-engine';
 
 export const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/modelgate';
 
@@ -108,6 +108,53 @@ export async function readMigrations(migrationsDir = MIGRATIONS_DIR): Promise<Mi
     shadowDbInitScript: '',
     migrationDirectories,
   };
+}
+
+/** Names of the migrations in the folder, in the order they apply. */
+export async function migrationNames(migrationsDir = MIGRATIONS_DIR): Promise<string[]> {
+  return (await readMigrations(migrationsDir)).migrationDirectories.map((directory) => directory.path);
+}
+
+const UNDEFINED_TABLE = '42P01';
+const UNDEFINED_DATABASE = '3D000';
+
+/**
+ * Which of `expected` the database has not applied (all of them when the database or its migration
+ * history does not exist yet). Failed and rolled-back attempts count as not applied.
+ */
+export async function pendingMigrations(databaseUrl: string, expected: readonly string[]): Promise<string[]> {
+  const applied = await explainUnreachable(databaseUrl, async () => {
+    try {
+      return await withClient(connectionConfig(databaseUrl), async (client) => {
+        const { rows } = await client.query<{ migration_name: string }>(
+          'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+        );
+        return new Set(rows.map((row) => row.migration_name));
+      });
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code === UNDEFINED_TABLE || code === UNDEFINED_DATABASE) return new Set<string>();
+      throw err;
+    }
+  });
+  return expected.filter((name) => !applied.has(name));
+}
+
+/** The database lacks migrations the running code needs: says which, and how to apply them. */
+export class PendingMigrationsError extends Error {
+  constructor(readonly database: string, readonly pending: string[]) {
+    super(
+      `database "${database}" lacks ${pending.length} migration(s) of this release (${pending.join(', ')}): ` +
+        'apply them with `pnpm db:migrate` (containers: the migrate image; Kubernetes: the migrate Job)',
+    );
+    this.name = 'PendingMigrationsError';
+  }
+}
+
+/** Throws PendingMigrationsError unless every migration in `expected` is applied. */
+export async function assertMigrationsApplied(databaseUrl: string, expected: readonly string[]): Promise<void> {
+  const pending = await pendingMigrations(databaseUrl, expected);
+  if (pending.length > 0) throw new PendingMigrationsError(databaseName(databaseUrl), pending);
 }
 
 async function readSchema(schemaPath: string): Promise<SchemaFile> {

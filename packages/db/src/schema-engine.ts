@@ -147,7 +147,8 @@ class MigrationAdapterFactory implements SqlMigrationAwareDriverAdapterFactory {
   }
 }
 
-async function withClient<T>(config: pg.ClientConfig, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+/** One short-lived connection for `fn`. */
+export async function withClient<T>(config: pg.ClientConfig, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client(config);
   await client.connect();
   try {

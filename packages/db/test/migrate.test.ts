@@ -1,15 +1,19 @@
+import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { createPrismaClient, type PrismaClient } from '../src';
+import { createPrismaClient, type PrismaClient, RELEASE_MIGRATIONS } from '../src';
 import {
   applyMigrations,
+  assertMigrationsApplied,
   DatabaseUnreachableError,
   diffSchemaAgainstMigrations,
   ensureDatabase,
+  migrationNames,
   MIGRATIONS_DIR,
+  pendingMigrations,
   SCHEMA_PATH,
   withDatabase,
   writeMigration,
@@ -81,6 +85,49 @@ describe('applyMigrations on a new database', () => {
     expect(await ensureDatabase(url)).toBe(false);
     expect(await applyMigrations(url)).toEqual([]);
     expect(await query(url, 'SELECT * FROM _prisma_migrations ORDER BY id')).toEqual(before);
+  });
+});
+
+describe('pending migrations (the services\' boot check, `pnpm db:migrate --check` and `--wait`)', () => {
+  const name = `mg_test_${randomBytes(6).toString('hex')}_pending`;
+  const url = withDatabase(runDatabaseUrl, name);
+
+  afterAll(() => dropDatabase(name));
+
+  it('builds the services with the list of the migrations folder', async () => {
+    expect(RELEASE_MIGRATIONS).toEqual(await migrationNames());
+    expect(RELEASE_MIGRATIONS.length).toBeGreaterThan(0);
+  });
+
+  it('names every migration a missing or empty database lacks, and how to apply them', async () => {
+    expect(await pendingMigrations(url, RELEASE_MIGRATIONS)).toEqual(RELEASE_MIGRATIONS);
+    await ensureDatabase(url);
+    await expect(assertMigrationsApplied(url, RELEASE_MIGRATIONS)).rejects.toThrow(
+      `database "${name}" lacks ${RELEASE_MIGRATIONS.length} migration(s) of this release (${RELEASE_MIGRATIONS.join(', ')}): ` +
+        'apply them with `pnpm db:migrate` (containers: the migrate image; Kubernetes: the migrate Job)',
+    );
+    await expect(assertMigrationsApplied(runDatabaseUrl, RELEASE_MIGRATIONS)).resolves.toBeUndefined();
+  });
+
+  it('--wait waits until someone else applied them, then exits 0', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '../scripts/migrate.ts'), '--wait'], {
+      env: { ...process.env, DATABASE_URL: url },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let output = '';
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    await new Promise<void>((resolve) =>
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString('utf8');
+        if (output.includes('Waiting for')) resolve();
+      }),
+    );
+    expect(output).toContain(`Waiting for the migrations of database "${name}": ${RELEASE_MIGRATIONS.length} pending`);
+    expect(child.exitCode).toBeNull();
+
+    await applyMigrations(url);
+    expect(await exited).toBe(0);
+    expect(output).toContain(`Database "${name}" has every migration of this release (${RELEASE_MIGRATIONS.length}).`);
   });
 });
 

@@ -3,15 +3,30 @@ import type { Logger } from '@modelgate/logger';
 import type { NextFunction, Request, Response } from 'express';
 import { answerBeforeBody } from './early-answers';
 
-/** What may be logged about an error: its kind and first line, never a stack, query text or payload. */
+/** Prisma opens its messages with an empty line and a code frame of the failed call, and ends them with the reason. */
+const PRISMA_INVOCATION = /^Invalid `.+` invocation/;
+
+function errorCode(err: Error): string | number | undefined {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' || typeof code === 'number' ? code : undefined;
+}
+
+/**
+ * One line saying what went wrong: the message's first line, or the reason line of a Prisma message
+ * (whose first line is empty). An error without any message is named by its type and code.
+ */
+export function errorSummary(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const lines = err.message.split('\n').map((line) => line.trim()).filter(Boolean);
+  const summary = PRISMA_INVOCATION.test(lines[0] ?? '') ? lines[lines.length - 1] : lines[0];
+  const code = errorCode(err);
+  return summary ?? (code === undefined ? err.name : `${err.name} ${code}`);
+}
+
+/** What may be logged about an error: its kind and one line, never a stack, query text or payload. */
 export function describeError(err: unknown): Record<string, unknown> {
   if (!(err instanceof Error)) return { type: typeof err };
-  const code = (err as { code?: unknown }).code;
-  return {
-    type: err.name,
-    code: typeof code === 'string' || typeof code === 'number' ? code : undefined,
-    message: err.message.split('\n', 1)[0].slice(0, 200),
-  };
+  return { type: err.name, code: errorCode(err), message: errorSummary(err).slice(0, 200) };
 }
 
 export function sendError(res: Response, err: AppError, dialect: ErrorDialect, requestId: string): void {

@@ -4,6 +4,7 @@ export * from './validation';
 export * from './health';
 export * from './access-log';
 export * from './server';
+export * from './boot';
 export * from './metrics';
 export * from './metrics-text';
 export * from './backpressure';

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from '@modelgate/logger';
@@ -6,6 +6,9 @@ import { answerClientError } from './early-answers';
 import { describeError } from './errors';
 
 export type Closer = () => Promise<unknown> | unknown;
+
+/** After the drain deadline, how long the closers get before the process exits anyway. */
+const CLOSE_DEPENDENCIES_MS = 5_000;
 
 export interface RunServiceOptions {
   name: string;
@@ -43,8 +46,12 @@ export function closeServer(server: Server): Promise<void> {
 }
 
 /**
- * Listens, then on SIGTERM/SIGINT: stops accepting, lets in-flight requests finish (closing idle
- * keep-alive sockets), releases dependencies and exits. A second signal or the timeout forces exit.
+ * Listens, then on SIGTERM or SIGINT (or when the `pnpm start` launcher goes away): stops accepting,
+ * lets in-flight requests finish (closing idle keep-alive sockets), releases dependencies and exits.
+ * More signals during the drain do not cut it (a terminal's Ctrl-C and a supervisor's SIGTERM often
+ * both arrive for one stop): only the SHUTDOWN_TIMEOUT_MS deadline ends it early, by closing the
+ * connections still open (and exiting 5 s later if a dependency still has not closed); SIGKILL is the
+ * way to stop at once.
  */
 export async function runService(app: Express, options: RunServiceOptions): Promise<Server> {
   const { logger, name } = options;
@@ -55,16 +62,26 @@ export async function runService(app: Express, options: RunServiceOptions): Prom
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) {
-      logger.warn({ signal }, 'second signal: exiting now');
-      process.exit(1);
+      logger.info({ signal }, `${name} is already draining`);
+      return;
     }
     stopping = true;
     logger.info({ signal }, `${name} draining`);
+    // close() ends only the connections idle at this moment; a kept-alive one that brings another
+    // request is served, and told to close after it (idle ones are left to their client: closing
+    // them here could cut a request already on its way, which the edge's pool takes care to avoid).
+    server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => res.setHeader('connection', 'close'));
     const force = setTimeout(() => {
       logger.error('drain timed out: closing remaining connections');
       server.closeAllConnections();
     }, options.shutdownTimeoutMs);
     force.unref();
+    const abandon = setTimeout(() => {
+      logger.error('dependencies did not close in time: exiting');
+      logger.flush?.();
+      process.exit(1);
+    }, options.shutdownTimeoutMs + CLOSE_DEPENDENCIES_MS);
+    abandon.unref();
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeIdleConnections();
@@ -85,5 +102,7 @@ export async function runService(app: Express, options: RunServiceOptions): Prom
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  // The launcher starts services with an IPC channel, which closes when it dies, however it died.
+  if (process.connected) process.once('disconnect', () => void shutdown('launcher exited'));
   return server;
 }

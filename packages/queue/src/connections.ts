@@ -55,8 +55,12 @@ export function createWorkerConnection(redisUrl: string, extra: RedisOptions = {
   return new Redis(redisUrl, { maxRetriesPerRequest: null, ...extra });
 }
 
-/** Shutdown: QUIT when connected (replies still due arrive first), else just drop the reconnection loop. */
+/**
+ * Shutdown: QUIT when connected (replies still due arrive first), else drop the reconnection loop,
+ * and nothing once the client has ended: disconnect() on a client whose socket is already gone arms
+ * a 2 s timer in ioredis that nothing clears, which keeps the process (or Jest) alive.
+ */
 export async function closeRedis(redis: Redis): Promise<void> {
   if (redis.status === 'ready') await redis.quit();
-  else redis.disconnect();
+  else if (redis.status !== 'end') redis.disconnect();
 }

@@ -61,11 +61,18 @@ export interface ScratchRedis {
   stop(): Promise<void>;
 }
 
+export interface ScratchRedisOptions {
+  /** Default: a free port. */
+  port?: number;
+  /** More server settings, e.g. `['--databases', '4']`. */
+  serverArgs?: string[];
+}
+
 /**
  * A private, non-persistent redis-server (requires `redis-server` on PATH), on `port` or a free one.
  * A fixed port keeps parallel test runs of different checkouts on ports set aside for them.
  */
-export async function startScratchRedis(options: { port?: number } = {}): Promise<ScratchRedis> {
+export async function startScratchRedis(options: ScratchRedisOptions = {}): Promise<ScratchRedis> {
   const port = options.port ?? (await freePort());
   const url = `redis://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
@@ -78,18 +85,19 @@ export async function startScratchRedis(options: { port?: number } = {}): Promis
     },
     async start() {
       if (child && child.exitCode === null && child.signalCode === null) return;
-      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-        stdio: 'ignore',
-      });
+      const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...(options.serverArgs ?? [])];
+      child = spawn('redis-server', args, { stdio: 'ignore' });
       const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
       probe.on('error', () => undefined);
       try {
         await waitFor(async () => {
-          if (probe.status !== 'ready') await probe.connect().catch(() => probe.disconnect());
+          // A refused attempt leaves the probe ended (no retries): the next round connects it again.
+          if (probe.status !== 'ready') await probe.connect().catch(() => undefined);
           return (await probe.ping()) === 'PONG';
         }, `redis-server on port ${port}`, 10_000);
       } finally {
-        probe.disconnect();
+        // A probe whose last attempt was refused has ended already: nothing to close.
+        if (probe.status === 'ready') await probe.quit();
       }
     },
     async stop() {

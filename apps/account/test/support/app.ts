@@ -79,7 +79,6 @@ export function createTestAccount(envOverrides: Record<string, string> = {}, opt
     },
     async close() {
       await paymentQueue.close();
-      // QUIT closes at once; disconnect() leaves a 2 s timer that keeps Jest from exiting.
       await queueConnection.quit();
       await closeRedis(redis);
       await prisma.$disconnect();
