@@ -1,6 +1,6 @@
 import { AppError } from '@modelgate/errors';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 
 /** Brute-force limits on the unauthenticated endpoints (CONTRACT 3.1), shared by every instance via Redis. */
 export interface AuthRateLimits {

@@ -2,7 +2,7 @@ import { sha256Hex } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
 import { ROLE, USER_STATUS } from '@modelgate/schemas';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { findActiveUserById, findUserIdByAccessTokenHash } from '../users/repository';
 import { sessionStoreOf } from './sessions';
 

@@ -1,7 +1,7 @@
 import { parseOrThrow } from '@modelgate/http';
 import { Router } from 'express';
 import { z } from 'zod';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { sendData } from '../../lib/envelope';
 import { codeBody } from '../two-factor/router';
 import { emailSchema, passwordSchema, usernameSchema } from '../users/fields';

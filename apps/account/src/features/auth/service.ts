@@ -2,7 +2,7 @@ import { changeBalance } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
 import { LOG_TYPE, readOptions, USER_STATUS } from '@modelgate/schemas';
 import type { Request, Response } from 'express';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { nowMs } from '../../lib/clock';
 import { isUniqueViolation } from '../../lib/db';
 import { randomAlphanumeric } from '../../lib/random';

@@ -2,7 +2,7 @@ import { pageOf, parseOrThrow } from '@modelgate/http';
 import { CHANNEL_STATUS, CHANNEL_TYPE, isReservedName, parseModelMapping, RESERVED_NAME_MESSAGE, ROLE } from '@modelgate/schemas';
 import { Router } from 'express';
 import { z } from 'zod';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { sendData } from '../../lib/envelope';
 import { idParam } from '../../lib/params';
 import { requireUser } from '../auth/require-user';

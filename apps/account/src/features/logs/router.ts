@@ -2,7 +2,7 @@ import { pageOf, parseOrThrow } from '@modelgate/http';
 import { LOG_TYPE, ROLE } from '@modelgate/schemas';
 import { Router } from 'express';
 import { z } from 'zod';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { sendData } from '../../lib/envelope';
 import { currentUser, requireUser } from '../auth/require-user';
 import type { LogFilter } from './repository';

@@ -2,7 +2,7 @@ import { parseOrThrow } from '@modelgate/http';
 import { ROLE } from '@modelgate/schemas';
 import { Router } from 'express';
 import { z } from 'zod';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { sendData } from '../../lib/envelope';
 import { requireUser } from '../auth/require-user';
 import { listOptions, updateOption } from './service';

@@ -2,7 +2,7 @@ import { pageOf, parseOrThrow } from '@modelgate/http';
 import { ROLE, STRIPE_PROVIDER } from '@modelgate/schemas';
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { sendData } from '../../lib/envelope';
 import { jsonBody } from '../../lib/json-body';
 import { idParam } from '../../lib/params';

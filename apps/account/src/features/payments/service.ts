@@ -3,7 +3,7 @@ import { AppError } from '@modelgate/errors';
 import { describeError } from '@modelgate/http';
 import { requeuePaymentWebhook, type RequeueOutcome } from '@modelgate/queue';
 import { readOptions, STRIPE_PROVIDER } from '@modelgate/schemas';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { unixSeconds } from '../../lib/clock';
 import type { Page, PageRequest } from '../../lib/envelope';
 import { randomAlphanumeric } from '../../lib/random';

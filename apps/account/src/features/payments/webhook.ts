@@ -3,7 +3,7 @@ import { enqueuePaymentWebhook, PROVIDER_EVENT_ID } from '@modelgate/queue';
 import { readOptions, STRIPE_PROVIDER } from '@modelgate/schemas';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import Stripe from 'stripe';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import type { AccountMetrics } from '../metrics/metrics';
 import { storeStripeEvent } from './repository';
 import { QUEUE_TIMEOUT_MS, withTimeout } from './service';

@@ -1,6 +1,6 @@
 import { readOptions } from '@modelgate/schemas';
 import { Router } from 'express';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { sendData } from '../../lib/envelope';
 import packageJson from '../../../package.json';
 

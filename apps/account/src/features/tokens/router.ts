@@ -2,7 +2,7 @@ import { pageOf, parseOrThrow } from '@modelgate/http';
 import { TOKEN_STATUS } from '@modelgate/schemas';
 import { Router } from 'express';
 import { z } from 'zod';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { sendData } from '../../lib/envelope';
 import { idParam } from '../../lib/params';
 import { currentUser, requireUser } from '../auth/require-user';

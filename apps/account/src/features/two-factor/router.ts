@@ -1,7 +1,7 @@
 import { parseOrThrow } from '@modelgate/http';
 import { Router } from 'express';
 import { z } from 'zod';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { sendData } from '../../lib/envelope';
 import { currentUser, requireUser } from '../auth/require-user';
 import { disableTwoFactor, enableTwoFactor, renewBackupCodes, setupTwoFactor, twoFactorStatus } from './service';

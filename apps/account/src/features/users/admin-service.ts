@@ -1,7 +1,7 @@
 import { changeBalance } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
 import { LOG_TYPE, ROLE, USER_STATUS } from '@modelgate/schemas';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { nowMs } from '../../lib/clock';
 import type { Page, PageRequest } from '../../lib/envelope';
 import { publishInvalidation } from '../../lib/invalidation';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ROLE } from '@modelgate/schemas';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { isUniqueViolation } from '../../lib/db';
 import { randomAlphanumeric } from '../../lib/random';
 import { hashPassword } from '../auth/passwords';
