@@ -7,10 +7,11 @@ import { answerBeforeBody } from './early-answers';
 export function describeError(err: unknown): Record<string, unknown> {
   if (!(err instanceof Error)) return { type: typeof err };
   const code = (err as { code?: unknown }).code;
+  const [firstLine = ''] = err.message.split('\n', 1);
   return {
     type: err.name,
     code: typeof code === 'string' || typeof code === 'number' ? code : undefined,
-    message: err.message.split('\n', 1)[0].slice(0, 200),
+    message: firstLine.slice(0, 200),
   };
 }
 

@@ -56,7 +56,8 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, opt
   rejectNulCharacters(input, options.storedFields);
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const issue = result.error.issues[0];
+  const [issue] = result.error.issues;
+  if (!issue) throw new AppError('invalid_request', 'body: invalid', { param: null });
   const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
   const field = [...issue.path, ...keys.slice(0, 1)].join('.');
   const message =
