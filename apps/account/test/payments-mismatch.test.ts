@@ -94,7 +94,7 @@ test('amount_total 1 or currency jpy: nothing credited, top-up failed with the r
   // Stripe delivers at least once: the genuine payment arrives three times, two of them at once.
   await deliverSigned(genuine.event);
   await Promise.all([deliverSigned(genuine.event), deliverSigned(genuine.event)]);
-  const [cheapRow, yenRow, genuineRow] = await Promise.all([cheap, yen, genuine].map((t) => settled(t.event.id)));
+  const [cheapRow, yenRow, genuineRow] = await Promise.all([settled(cheap.event.id), settled(yen.event.id), settled(genuine.event.id)]);
 
   expect(genuineRow.status).toBe('processed');
   expect(await topUp(genuine.tradeNo)).toMatchObject({ status: 'success', failureReason: null });

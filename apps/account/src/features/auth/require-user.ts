@@ -39,9 +39,9 @@ interface Caller {
 
 /** The caller by access token or by fully logged-in session; undefined when neither holds. */
 async function authenticatedCaller(deps: AccountDeps, req: Request, res: Response): Promise<Caller | undefined> {
-  const bearer = BEARER.exec(req.headers.authorization ?? '');
-  if (bearer) {
-    const userId = await findUserIdByAccessTokenHash(deps.prisma, hashAccessToken(bearer[1]));
+  const bearerToken = BEARER.exec(req.headers.authorization ?? '')?.[1];
+  if (bearerToken !== undefined) {
+    const userId = await findUserIdByAccessTokenHash(deps.prisma, hashAccessToken(bearerToken));
     return userId === undefined ? undefined : { userId };
   }
   const sessions = sessionStoreOf(deps);
