@@ -167,7 +167,7 @@ describe('relay error table (OpenAI dialect)', () => {
     });
     const events = (await response.text()).split('\n\n').filter(Boolean);
     expect(events).toHaveLength(4);
-    expect(JSON.parse(events[2].slice(6)).error).toEqual({
+    expect(JSON.parse(events[2]?.slice(6) ?? '{}').error).toEqual({
       message: expect.stringMatching(/ \(request id: req-stall\)$/),
       type: 'upstream_error',
       param: null,

@@ -107,7 +107,7 @@ describe('a ledger entry PostgreSQL refuses', () => {
 describe('Redis failing while a call settles', () => {
   /** Makes the next call of a billing script fail once; `afterRunning`: it ran, only the reply was lost. */
   function failOnce(redis: BillingRedis, script: 'mgSettle' | 'mgRelease', afterRunning: boolean): void {
-    const scripts = redis as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const scripts = redis as unknown as Record<typeof script, (...args: unknown[]) => Promise<unknown>>;
     const original = scripts[script];
     scripts[script] = async (...args: unknown[]) => {
       scripts[script] = original;

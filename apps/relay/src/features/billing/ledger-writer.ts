@@ -189,13 +189,14 @@ export class LedgerWriter {
    * every later charge.
    */
   private async refused(batchId: string, entries: LedgerEntry[], err: unknown): Promise<void> {
-    if (entries.length > 1) {
+    const [entry, ...others] = entries;
+    if (entry === undefined) return;
+    if (others.length > 0) {
       await this.redis.mgRequeueBatch(this.keys.queue, this.keys.processing, this.keys.batch, batchId);
       this.isolating = entries.length;
       this.logger.warn({ entries: entries.length, err: describeError(err) }, 'ledger batch refused; writing its entries one by one');
       return;
     }
-    const [entry] = entries;
     const pending: (string | number)[] = [this.keys.user(entry.userId), -entry.quota];
     if (entry.limitedToken) pending.push(this.keys.token(entry.tokenId), -entry.quota);
     await this.redis.mgDeadLetterBatch(this.keys.processing, this.keys.batch, this.keys.deadLetters, batchId, ...pending);

@@ -69,7 +69,8 @@ export class ChannelPlan {
     const now = Date.now();
     for (const tier of this.tiers) {
       const ready = tier.filter((c) => this.usable(c) && (this.coolingUntil.get(c.id) ?? 0) <= now);
-      if (ready.length > 0) return this.take(pickByWeight(ready));
+      const picked = pickByWeight(ready);
+      if (picked) return this.take(picked);
     }
     let soonest: ChannelRecord | undefined;
     for (const tier of this.tiers) {
@@ -91,7 +92,8 @@ export class ChannelPlan {
   }
 }
 
-function pickByWeight(channels: ChannelRecord[]): ChannelRecord {
+/** Undefined only for an empty list. */
+function pickByWeight(channels: ChannelRecord[]): ChannelRecord | undefined {
   if (channels.length === 1) return channels[0];
   const total = channels.reduce((sum, c) => sum + Math.max(0, c.weight), 0);
   if (total === 0) return channels[Math.floor(Math.random() * channels.length)];
@@ -100,7 +102,7 @@ function pickByWeight(channels: ChannelRecord[]): ChannelRecord {
     point -= Math.max(0, channel.weight);
     if (point < 0) return channel;
   }
-  return channels[channels.length - 1];
+  return channels.at(-1);
 }
 
 /**

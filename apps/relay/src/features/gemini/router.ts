@@ -38,8 +38,8 @@ export function geminiRoute(keys: KeyCache, relay: RelayService, maxBodyMb: numb
     method: 'POST',
     label: routeLabel,
     match(path) {
-      const found = TARGET_PATH.exec(path);
-      return found ? { target: decodeParam(found[1]) } : undefined;
+      const target = TARGET_PATH.exec(path)?.[1];
+      return target === undefined ? undefined : { target: decodeParam(target) };
     },
     handlers: [
       authenticate(keys, 'google'),
