@@ -26,7 +26,7 @@ export function createAccountApp(deps: AccountDeps): Express {
   app.use(deps.metrics.service.middleware);
   app.use(accessLog(deps.logger, { context: callerOf }));
   // Every route but the probes reads PostgreSQL. Without Redis only sessions, logins and rate-limited
-  // routes fail (503 at once): access tokens work and Stripe webhooks are stored (CONTRACT 3.5), so
+  // routes fail (503 at once): access tokens work and Stripe webhooks are stored (docs/api.md 3.5), so
   // a Redis outage must not take the service out of rotation.
   app.use(healthRouter({ required: { database: () => pingDatabase(deps.prisma) }, reported: { redis: () => deps.redis.ping() } }));
   app.get('/metrics', deps.metrics.service.handler);

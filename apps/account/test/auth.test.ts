@@ -280,7 +280,7 @@ describe('GET /api/status', () => {
 });
 
 describe('profile', () => {
-  it('GET /api/user/self returns the contract fields', async () => {
+  it('GET /api/user/self returns the fields of docs/api.md 3.2', async () => {
     const { agent, id, username } = await loggedInUser(account, { quota: 1234 });
     expect(expectOk(await agent.get('/api/user/self'))).toEqual({
       id,

@@ -150,7 +150,7 @@ const BAD_PAGES: [string, string][] = [
   ['page_size=99999999999999999999', 'page_size'],
 ];
 
-describe('paging bounds (CONTRACT 1.1: p from 1, page_size 1..100)', () => {
+describe('paging bounds (docs/api.md 1.1: p from 1, page_size 1..100)', () => {
   it.each(PAGED_LISTS)('GET %s refuses every out-of-range or malformed p and page_size', async (path) => {
     const calls = BAD_PAGES.map(([query, field]): [Call, string] => [{ as: 'root', method: 'get', path: `${path}?${query}` }, field]);
     expect(await unrefused(calls)).toEqual([]);

@@ -1,4 +1,4 @@
-// End to end, CONTRACT 3.5: top-ups started through the API (fake Stripe), signed webhooks through
+// End to end, docs/api.md 3.5: top-ups started through the API (fake Stripe), signed webhooks through
 // the account service's intake, the worker as its own process. A signed completed session whose
 // amount_total or currency differs from what Stripe answered at creation credits nothing: the
 // top-up ends failed with the reason, the admin sees it in the payment events, the worker counts it.

@@ -1,4 +1,4 @@
-// CONTRACT 2.5: reservations that never overdraw, settlement through the batched ledger, and a
+// docs/api.md 2.5: reservations that never overdraw, settlement through the batched ledger, and a
 // Redis mirror that follows the account service's balance changes.
 import { CACHE_INVALIDATION_CHANNEL } from '@modelgate/schemas';
 import { createApiKey, redisPrefix } from '@modelgate/testing';

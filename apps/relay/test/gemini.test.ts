@@ -1,4 +1,4 @@
-// CONTRACT 2.2 and 2.3: Gemini native operations (text and text-to-speech) and model lists.
+// docs/api.md 2.2 and 2.3: Gemini native operations (text and text-to-speech) and model lists.
 import { GoogleGenAI } from '@google/genai';
 import { createChannel } from '@modelgate/testing';
 import { fakePcmBase64 } from '@modelgate/testing/fake-upstream';
@@ -10,7 +10,7 @@ const TEXT_MODEL = 'gemini-2.5-flash';
 relaySuite();
 
 beforeEach(async () => {
-  // Default prices (CONTRACT 2.5): TTS models are priced out of the box.
+  // Default prices (docs/api.md 2.5): TTS models are priced out of the box.
   await resetSuite({ chunks: 5, chunkDelayMs: 0, audioMs: 1000 });
   await createChannel(harness.prisma, {
     type: 24,

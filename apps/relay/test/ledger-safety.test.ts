@@ -1,5 +1,5 @@
 // Billing under failures: unbelievable upstream usage, a ledger entry PostgreSQL refuses, and Redis
-// failing during settlement or release (CONTRACT 2.5: every charge written once, no hold leaked).
+// failing during settlement or release (docs/api.md 2.5: every charge written once, no hold leaked).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { redisPrefix } from '@modelgate/testing';

@@ -1,4 +1,4 @@
-// CONTRACT 2.4: priority tiers, retries before the first byte only, auto_ban, cool-downs, pub/sub reloads.
+// docs/api.md 2.4: priority tiers, retries before the first byte only, auto_ban, cool-downs, pub/sub reloads.
 import { CACHE_INVALIDATION_CHANNEL } from '@modelgate/schemas';
 import { redisPrefix } from '@modelgate/testing';
 import { backup, consumeLogs, createCustomer, eventually, harness, MODEL, openAiChannel, openAiClient, relaySuite, resetSuite, setUnitPrices, upstream as primary } from './harness';

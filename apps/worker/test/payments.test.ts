@@ -50,7 +50,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  // The ledger invariant holds after everything this file did (CONTRACT 2.5).
+  // The ledger invariant holds after everything this file did (docs/api.md 2.5).
   expect(await ledgerMismatches(prisma)).toEqual([]);
   await worker.close();
   await queue.close();
@@ -362,7 +362,7 @@ describe('events that cannot be processed end visibly failed and credit nothing'
   });
 });
 
-describe('a paid session whose amount or currency differs from the one created (CONTRACT 3.5)', () => {
+describe('a paid session whose amount or currency differs from the one created (docs/api.md 3.5)', () => {
   test.each([
     ['amount_total 1', { amountTotal: 1 }, 'amount_total 1 differs from the 875 created for checkout session'],
     ['currency jpy', { currency: 'jpy' }, 'currency jpy differs from the usd created for checkout session'],

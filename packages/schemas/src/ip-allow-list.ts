@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 
 /**
- * A key's `allow_ips` (CONTRACT 3.2), parsed once: the account validates and stores it, the relay
+ * A key's `allow_ips` (docs/api.md 3.2), parsed once: the account validates and stores it, the relay
  * matches with it. Also the services' TRUSTED_PROXIES.
  */
 export interface IpAllowList {

@@ -53,7 +53,7 @@ async function authenticatedCaller(deps: AccountDeps, req: Request, res: Respons
 
 /**
  * Authenticates by `Authorization: Bearer <access token>` or the session cookie, enforces the
- * `New-Api-User` guard (CONTRACT 1.2), and reads role and status from the database on every call so a
+ * `New-Api-User` guard (docs/api.md 1.2), and reads role and status from the database on every call so a
  * disabled or demoted user loses access at once. 401 unauthenticated, 403 disabled or role too low.
  */
 export function requireUser(deps: AccountDeps, minRole: number = ROLE.user): RequestHandler {

@@ -19,7 +19,7 @@ const registerBody = z
 
 const loginBody = z.object({ username: z.string().min(1).max(100), password: z.string().min(1).max(128) }).strict();
 
-/** CONTRACT 3.1: registration, login (with the optional second step) and logout. */
+/** docs/api.md 3.1: registration, login (with the optional second step) and logout. */
 export function createAuthRouter(deps: AccountDeps): Router {
   const router = Router();
   router.post('/user/register', async (req, res) => {

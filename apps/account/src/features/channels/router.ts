@@ -60,7 +60,7 @@ const updateBody = z.object(channelFields).partial().extend({ id: channelId }).s
 const batchBody = z.object({ ids: z.array(channelId).min(1).max(1000) }).strict();
 const testQuery = z.object({ model: z.string().max(200).optional() });
 
-/** CONTRACT 3.3 channels (role >= 10). Responses never carry the channel key. */
+/** docs/api.md 3.3 channels (role >= 10). Responses never carry the channel key. */
 export function createChannelRouter(deps: AccountDeps): Router {
   const router = Router();
   router.use('/channel', requireUser(deps, ROLE.admin));

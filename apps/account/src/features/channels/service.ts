@@ -138,7 +138,7 @@ function upstreamModel(channel: ChannelModel, requested: string): string {
   }
 }
 
-/** CONTRACT 3.3 channel test: one real minimal request; its time is recorded on the channel. */
+/** docs/api.md 3.3 channel test: one real minimal request; its time is recorded on the channel. */
 export async function runChannelTest(deps: AccountDeps, id: number, requestedModel: string | undefined) {
   const channel = await requireChannel(deps, id);
   const type = channel.type;

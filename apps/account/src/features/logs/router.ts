@@ -34,7 +34,7 @@ function filterOf(query: Record<string, unknown>): LogFilter {
   };
 }
 
-/** CONTRACT 3.2 (own logs) and 3.3 (every user's logs, admins). */
+/** docs/api.md 3.2 (own logs) and 3.3 (every user's logs, admins). */
 export function createLogRouter(deps: AccountDeps): Router {
   const router = Router();
   router.get('/log/self', requireUser(deps), async (req, res) => {

@@ -9,7 +9,7 @@ import { listOptions, updateOption } from './service';
 
 const updateOptionBody = z.object({ key: z.string().min(1), value: z.unknown() }).strict();
 
-/** Root-only runtime options (CONTRACT 3.4). */
+/** Root-only runtime options (docs/api.md 3.4). */
 export function createOptionRouter(deps: AccountDeps): Router {
   const router = Router();
   const root = requireUser(deps, ROLE.root);

@@ -29,7 +29,7 @@ function checkoutUrls(req: Request) {
   return { successUrl: `${origin}/console/log`, cancelUrl: `${origin}/console/topup` };
 }
 
-/** Stripe top-ups (CONTRACT 3.2), the webhook intake (3.5) and the operator's view of the inbox. */
+/** Stripe top-ups (docs/api.md 3.2), the webhook intake (3.5) and the operator's view of the inbox. */
 export function createPaymentRouter(deps: AccountDeps): Router {
   const router = Router();
   // No session and no JSON parser: the signature covers the raw bytes.

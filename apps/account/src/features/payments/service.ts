@@ -41,9 +41,9 @@ export interface CheckoutUrls {
 }
 
 /**
- * CONTRACT 3.2 `POST /api/user/stripe/pay`: a pending top-up first (so the webhook always finds it),
+ * docs/api.md 3.2 `POST /api/user/stripe/pay`: a pending top-up first (so the webhook always finds it),
  * then the Checkout Session, whose id, amount_total and currency are kept with the top-up: the worker
- * credits only a payment of that session, amount and currency (CONTRACT 3.5). When Stripe fails the
+ * credits only a payment of that session, amount and currency (docs/api.md 3.5). When Stripe fails the
  * top-up ends `failed` and the user gets a 502.
  */
 export async function startStripeTopUp(deps: AccountDeps, userId: number, amount: number, urls: CheckoutUrls) {

@@ -6,7 +6,7 @@ import packageJson from '../../../package.json';
 
 export const SYSTEM_NAME = 'Modelgate';
 
-/** CONTRACT 3.1 `GET /api/status`: public settings a client needs before logging in. */
+/** docs/api.md 3.1 `GET /api/status`: public settings a client needs before logging in. */
 export function createStatusRouter(deps: AccountDeps): Router {
   const router = Router();
   router.get('/status', async (_req, res) => {

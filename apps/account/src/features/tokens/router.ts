@@ -31,7 +31,7 @@ const updateBody = z
   })
   .strict();
 
-/** CONTRACT 3.2 API keys, always scoped to their owner (another user's id is a 404). */
+/** docs/api.md 3.2 API keys, always scoped to their owner (another user's id is a 404). */
 export function createTokenRouter(deps: AccountDeps): Router {
   const router = Router();
   const user = requireUser(deps);

@@ -8,7 +8,7 @@ import { disableTwoFactor, enableTwoFactor, renewBackupCodes, setupTwoFactor, tw
 
 export const codeBody = z.object({ code: z.string().min(1).max(32) }).strict();
 
-/** CONTRACT 3.2, two-factor management for the logged-in user. */
+/** docs/api.md 3.2, two-factor management for the logged-in user. */
 export function createTwoFactorRouter(deps: AccountDeps): Router {
   const router = Router();
   const user = requireUser(deps);

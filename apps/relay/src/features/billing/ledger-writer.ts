@@ -19,7 +19,7 @@ export interface LedgerWriterOptions {
   batchSize: number;
   /**
    * Written charges took these limited keys to 0: every relay instance must re-read them, so their
-   * next request gets 401 before any other check (CONTRACT 1.3).
+   * next request gets 401 before any other check (docs/api.md 1.3).
    */
   onKeysDrained: (tokenIds: number[]) => Promise<unknown>;
 }

@@ -4,7 +4,7 @@ import type { Logger } from '@modelgate/logger';
 import { CHANNEL_STATUS, CHANNEL_TYPE, channelBaseUrl, type ChannelType, isChannelType, parseModelMapping } from '@modelgate/schemas';
 import type { ChannelRepository, ChannelRow } from './repository';
 
-/** Which upstream dialect a channel speaks (CONTRACT 3.3: type 1 OpenAI-compatible, 24 Gemini). */
+/** Which upstream dialect a channel speaks (docs/api.md 3.3: type 1 OpenAI-compatible, 24 Gemini). */
 export type ChannelKind = 'openai' | 'gemini';
 
 const KIND_BY_TYPE: Record<ChannelType, ChannelKind> = { [CHANNEL_TYPE.openai]: 'openai', [CHANNEL_TYPE.gemini]: 'gemini' };
@@ -52,7 +52,7 @@ function routeKey(kind: ChannelKind, group: string, model: string): string {
   return `${kind}\u0000${group}\u0000${model}`;
 }
 
-/** The channels one request may try, in routing order (CONTRACT 2.4). */
+/** The channels one request may try, in routing order (docs/api.md 2.4). */
 export class ChannelPlan {
   private readonly tried = new Set<number>();
 

@@ -30,7 +30,7 @@ function routeLabel(path: string, params: Record<string, string>): string {
 }
 
 /**
- * Gemini native operations (CONTRACT 2.3) under `/v1beta/models/...` and, as the Google GenAI SDK
+ * Gemini native operations (docs/api.md 2.3) under `/v1beta/models/...` and, as the Google GenAI SDK
  * calls them by default, `/v1/models/...`; served directly (see direct-routes).
  */
 export function geminiRoute(keys: KeyCache, relay: RelayService, maxBodyMb: number): DirectRoute {

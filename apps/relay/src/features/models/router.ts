@@ -19,7 +19,7 @@ function usableModels(channels: ChannelCache, auth: AuthContext, clientIp: strin
     .sort(([a], [b]) => a.localeCompare(b));
 }
 
-/** `GET /v1/models` (CONTRACT 2.2) and Gemini's `GET /v1beta/models`. */
+/** `GET /v1/models` (docs/api.md 2.2) and Gemini's `GET /v1beta/models`. */
 export function modelsRouter(keys: KeyCache, channels: ChannelCache): Router {
   const router = Router();
   router.get('/v1/models', authenticate(keys, 'openai'), (req, res) => {

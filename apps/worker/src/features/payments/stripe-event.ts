@@ -59,7 +59,7 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** Maps an event (the raw body Stripe signed) to the action it calls for (CONTRACT 3.5). */
+/** Maps an event (the raw body Stripe signed) to the action it calls for (docs/api.md 3.5). */
 export function actionForStripeEvent(payload: string): PaymentAction {
   const event = stripeEventSchema.safeParse(parseJson(payload));
   if (!event.success) return { kind: 'reject', reason: 'invalid_event', note: 'payload is not a Stripe event' };
@@ -99,7 +99,7 @@ export interface KeptSession {
 }
 
 /**
- * Why a paid session must not be credited to the top-up it names, if it must not (CONTRACT 3.5):
+ * Why a paid session must not be credited to the top-up it names, if it must not (docs/api.md 3.5):
  * it has to be the session created for the top-up, for the same amount_total and currency.
  */
 export function paymentMismatch(kept: KeptSession, paid: PaidSession): { reason: RejectionReason; note: string } | undefined {
