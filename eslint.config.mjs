@@ -12,6 +12,16 @@ export default tseslint.config(
     },
   },
   {
+    // Type-aware rules for every TypeScript file, each checked with the tsconfig of its package.
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+    },
+  },
+  {
     files: ['**/*.mjs', '**/*.cjs', 'scripts/**', '**/scripts/**'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', fetch: 'readonly', Buffer: 'readonly', __dirname: 'readonly', require: 'readonly', module: 'writable' } },
     rules: { 'no-console': 'off', '@typescript-eslint/no-require-imports': 'off' },

@@ -39,6 +39,15 @@ interface ComposeFile {
 const compose = parseYaml<ComposeFile>(readRepoFile('docker-compose.yml'));
 const devOverride = parseYaml<ComposeFile>(readRepoFile('infra', 'compose', 'dev.yml'));
 const services = compose.services;
+
+/** A service of a compose file; a missing one fails the test that needs it, naming it. */
+function serviceIn(file: ComposeFile, name: string): ComposeService {
+  const found = file.services[name];
+  if (!found) throw new Error(`no service "${name}" in the compose file`);
+  return found;
+}
+
+const serviceNamed = (name: string) => serviceIn(compose, name);
 const DATA_SERVICES = ['account', 'relay', 'worker'] as const;
 const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
 /** Settings the image itself sets (infra/docker/Dockerfile), which compose must not blank out. */
@@ -56,7 +65,7 @@ function networksOf(service: ComposeService): string[] {
 /** In-range check for IPv4 CIDRs, enough for the compose subnet. */
 function inIpv4Range(address: string, cidr: string): boolean {
   const number = (ip: string) => ip.split('.').reduce((sum, part) => sum * 256 + Number(part), 0);
-  const [network, bits] = cidr.split('/');
+  const [network = '', bits] = cidr.split('/');
   const size = 2 ** (32 - Number(bits));
   return Math.floor(number(address) / size) === Math.floor(number(network) / size);
 }
@@ -69,46 +78,46 @@ describe('docker-compose.yml', () => {
   it('publishes a port for the edge only, and no service shares the host network', () => {
     const publishing = Object.entries(services).filter(([, s]) => (s.ports ?? []).length > 0).map(([name]) => name);
     expect(publishing).toEqual(['edge']);
-    expect(services.edge.ports).toEqual(['${EDGE_PUBLISHED_PORT:-3000}:3000']);
+    expect(serviceNamed('edge').ports).toEqual(['${EDGE_PUBLISHED_PORT:-3000}:3000']);
     // The edge's metrics listener stays on the project network, for a scraper in the stack.
-    expect(services.edge.environment?.EDGE_METRICS_PORT).toBe(String(METRICS_PORTS.edge));
+    expect(serviceNamed('edge').environment?.EDGE_METRICS_PORT).toBe(String(METRICS_PORTS.edge));
     for (const service of Object.values(services)) expect(service.network_mode).toBeUndefined();
   });
 
   it('builds every Modelgate service from the one Dockerfile with its APP', () => {
     for (const name of [...SERVICES, 'migrate']) {
-      expect(services[name].build).toEqual({ context: '.', dockerfile: 'infra/docker/Dockerfile', args: { APP: name } });
+      expect(serviceNamed(name).build).toEqual({ context: '.', dockerfile: 'infra/docker/Dockerfile', args: { APP: name } });
     }
   });
 
   it('keeps Redis data (append-only file) and never evicts keys, as BullMQ requires', () => {
-    const command = services.redis.command ?? [];
+    const command = serviceNamed('redis').command ?? [];
     expect(command[0]).toBe('redis-server');
     expect(command.join(' ')).toContain('--appendonly yes');
     expect(command.join(' ')).toContain('--maxmemory-policy noeviction');
   });
 
   it('health-checks PostgreSQL, Redis and every service (services on /readyz)', () => {
-    expect(services.postgres.healthcheck?.test).toEqual(expect.arrayContaining(['pg_isready']));
-    expect(services.redis.healthcheck?.test).toEqual(['CMD', 'redis-cli', 'ping']);
+    expect(serviceNamed('postgres').healthcheck?.test).toEqual(expect.arrayContaining(['pg_isready']));
+    expect(serviceNamed('redis').healthcheck?.test).toEqual(['CMD', 'redis-cli', 'ping']);
     for (const name of SERVICES) {
-      expect(services[name].healthcheck?.test).toEqual(['CMD', 'node', '/app/probe.mjs', '/readyz']);
+      expect(serviceNamed(name).healthcheck?.test).toEqual(['CMD', 'node', '/app/probe.mjs', '/readyz']);
     }
     // A finished one-shot job must not be reported unhealthy.
-    expect(services.migrate.healthcheck).toEqual({ disable: true });
+    expect(serviceNamed('migrate').healthcheck).toEqual({ disable: true });
   });
 
   it('starts services only once what they need is ready, and after the migrations succeeded', () => {
-    expect(services.migrate.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
-    expect(services.migrate.restart).toBe('no');
+    expect(serviceNamed('migrate').depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
+    expect(serviceNamed('migrate').restart).toBe('no');
     for (const name of DATA_SERVICES) {
-      expect(services[name].depends_on).toEqual({
+      expect(serviceNamed(name).depends_on).toEqual({
         postgres: { condition: 'service_healthy' },
         redis: { condition: 'service_healthy' },
         migrate: { condition: 'service_completed_successfully' },
       });
     }
-    expect(services.edge.depends_on).toEqual({
+    expect(serviceNamed('edge').depends_on).toEqual({
       account: { condition: 'service_healthy' },
       relay: { condition: 'service_healthy' },
     });
@@ -116,22 +125,22 @@ describe('docker-compose.yml', () => {
 
   it('wires the services to each other on the ports they listen on', () => {
     for (const name of SERVICES) {
-      expect(services[name].environment?.[`${name.toUpperCase()}_PORT`]).toBe(String(SERVICE_PORTS[name]));
+      expect(serviceNamed(name).environment?.[`${name.toUpperCase()}_PORT`]).toBe(String(SERVICE_PORTS[name]));
     }
-    expect(services.edge.environment).toMatchObject({ RELAY_URL: 'http://relay:3001', ACCOUNT_URL: 'http://account:3002' });
+    expect(serviceNamed('edge').environment).toMatchObject({ RELAY_URL: 'http://relay:3001', ACCOUNT_URL: 'http://account:3002' });
     for (const name of DATA_SERVICES) {
-      expect(services[name].environment).toMatchObject({
+      expect(serviceNamed(name).environment).toMatchObject({
         DATABASE_URL: 'postgresql://postgres:${POSTGRES_PASSWORD}@postgres:5432/modelgate',
         REDIS_URL: 'redis://redis:6379',
       });
     }
-    expect(services.migrate.environment).toEqual({ DATABASE_URL: 'postgresql://postgres:${POSTGRES_PASSWORD}@postgres:5432/modelgate' });
-    expect(services.postgres.environment).toEqual({ POSTGRES_DB: 'modelgate', POSTGRES_PASSWORD: '${POSTGRES_PASSWORD}' });
+    expect(serviceNamed('migrate').environment).toEqual({ DATABASE_URL: 'postgresql://postgres:${POSTGRES_PASSWORD}@postgres:5432/modelgate' });
+    expect(serviceNamed('postgres').environment).toEqual({ POSTGRES_DB: 'modelgate', POSTGRES_PASSWORD: '${POSTGRES_PASSWORD}' });
   });
 
   it('gives every service time to drain before it is killed', () => {
     for (const name of SERVICES) {
-      const service = services[name];
+      const service = serviceNamed(name);
       expect(service.restart).toBe('unless-stopped');
       expect(service.read_only).toBe(true);
       const configured = service.environment?.SHUTDOWN_TIMEOUT_MS;
@@ -143,13 +152,13 @@ describe('docker-compose.yml', () => {
 
 describe('docker-compose.yml: what each service is given and can reach', () => {
   it.each(SERVICES)('%s gets exactly the variables its src/env.ts reads, and no env_file of everything', (name) => {
-    expect(services[name].env_file).toBeUndefined();
+    expect(serviceNamed(name).env_file).toBeUndefined();
     const expected = environmentVariablesReadBy(name).filter((key) => !SET_BY_IMAGE.includes(key));
-    expect(Object.keys(services[name].environment ?? {}).sort()).toEqual(expected);
+    expect(Object.keys(serviceNamed(name).environment ?? {}).sort()).toEqual(expected);
   });
 
   it('gives each secret only to the services that use it: the edge none, the worker only its data URLs', () => {
-    const secretsOf = (name: string) => SECRETS.filter((key) => key in (services[name].environment ?? {}));
+    const secretsOf = (name: string) => SECRETS.filter((key) => key in (serviceNamed(name).environment ?? {}));
     expect(secretsOf('edge')).toEqual([]);
     expect(secretsOf('worker')).toEqual(['DATABASE_URL', 'REDIS_URL']);
     expect(secretsOf('relay')).toEqual(['CRYPTO_SECRET', 'DATABASE_URL', 'REDIS_URL']);
@@ -159,7 +168,7 @@ describe('docker-compose.yml: what each service is given and can reach', () => {
 
   it('takes operator settings from .env by name, never blanking what the image sets', () => {
     for (const name of SERVICES) {
-      const environment = services[name].environment ?? {};
+      const environment = serviceNamed(name).environment ?? {};
       for (const key of SET_BY_IMAGE) expect(environment).not.toHaveProperty(key);
       // Every other interpolation hands through the variable of the same name (a typo would drop a setting).
       const otherwise: Record<string, string> = {
@@ -173,25 +182,25 @@ describe('docker-compose.yml: what each service is given and can reach', () => {
   });
 
   it('listens on every interface inside the containers (HOST)', () => {
-    for (const name of SERVICES) expect(services[name].environment?.HOST).toBe('0.0.0.0');
+    for (const name of SERVICES) expect(serviceNamed(name).environment?.HOST).toBe('0.0.0.0');
   });
 
   it('puts the edge on a network of its own with relay and account, at a fixed address they alone trust', () => {
     const subnet = compose.networks?.['edge-net']?.ipam?.config?.[0];
-    const edgeNetworks = services.edge.networks as Record<string, { ipv4_address?: string }>;
+    const edgeNetworks = serviceNamed('edge').networks as Record<string, { ipv4_address?: string }>;
     expect(Object.keys(edgeNetworks)).toEqual(['edge-net']);
-    const edgeAddress = edgeNetworks['edge-net'].ipv4_address ?? '';
+    const edgeAddress = edgeNetworks['edge-net']?.ipv4_address ?? '';
     expect(inIpv4Range(edgeAddress, subnet?.subnet ?? '')).toBe(true);
     // Addresses handed out to the other containers never include the edge's.
     expect(inIpv4Range(edgeAddress, subnet?.ip_range ?? '')).toBe(false);
     for (const name of ['relay', 'account']) {
-      expect(networksOf(services[name])).toEqual(['default', 'edge-net']);
-      expect(services[name].environment?.TRUSTED_PROXIES).toBe(edgeAddress);
+      expect(networksOf(serviceNamed(name))).toEqual(['default', 'edge-net']);
+      expect(serviceNamed(name).environment?.TRUSTED_PROXIES).toBe(edgeAddress);
     }
     // The edge cannot reach PostgreSQL, Redis or the worker at all.
-    for (const name of ['postgres', 'redis', 'migrate', 'worker']) expect(networksOf(services[name])).toEqual(['default']);
+    for (const name of ['postgres', 'redis', 'migrate', 'worker']) expect(networksOf(serviceNamed(name))).toEqual(['default']);
     // The edge trusts a proxy in front only when the operator names one.
-    expect(services.edge.environment?.TRUSTED_PROXIES).toBe('${EDGE_TRUSTED_PROXIES:-}');
+    expect(serviceNamed('edge').environment?.TRUSTED_PROXIES).toBe('${EDGE_TRUSTED_PROXIES:-}');
   });
 });
 
@@ -199,8 +208,8 @@ describe('infra/compose/dev.yml (PostgreSQL and Redis for `pnpm start` on the ho
   it('publishes them on the loopback interface only, in a project of its own', () => {
     expect(devOverride.name).not.toBe(compose.name);
     expect(Object.keys(devOverride.services).sort()).toEqual(['postgres', 'redis']);
-    expect(devOverride.services.postgres.ports).toEqual(['127.0.0.1:5432:5432']);
-    expect(devOverride.services.redis.ports).toEqual(['127.0.0.1:6379:6379']);
+    expect(serviceIn(devOverride, 'postgres').ports).toEqual(['127.0.0.1:5432:5432']);
+    expect(serviceIn(devOverride, 'redis').ports).toEqual(['127.0.0.1:6379:6379']);
   });
 });
 
@@ -214,7 +223,7 @@ describe('.env.example', () => {
   const setByImage = new Set(
     (runtimeStage?.instructions ?? [])
       .filter((i) => i.keyword === 'ENV')
-      .flatMap((i) => [...i.args.matchAll(/([A-Z_]+)=/g)].map((m) => m[1])),
+      .flatMap((i) => [...i.args.matchAll(/([A-Z_]+)=/g)].map(([, key = '']) => key)),
   );
 
   it('documents every variable the services read that compose and the image leave to the operator', () => {
@@ -225,7 +234,7 @@ describe('.env.example', () => {
   });
 
   it('documents every variable docker-compose.yml takes from it', () => {
-    const interpolated = [...new Set([...readRepoFile('docker-compose.yml').matchAll(/\$\{([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]))];
+    const interpolated = [...new Set([...readRepoFile('docker-compose.yml').matchAll(/\$\{([A-Z][A-Z0-9_]*)/g)].map(([, key = '']) => key))];
     expect(interpolated.filter((key) => !example.documented.includes(key))).toEqual([]);
   });
 

@@ -17,7 +17,7 @@ function stage(name: string): DockerStage {
 }
 
 const args = (s: DockerStage, keyword: string) => s.instructions.filter((i) => i.keyword === keyword).map((i) => i.args);
-const runtime = dockerfile.stages[dockerfile.stages.length - 1];
+const runtime = stage('runtime');
 
 describe('Dockerfile', () => {
   it('is multi-stage: prune, full build and production dependencies apart from the runtime image', () => {
@@ -47,7 +47,7 @@ describe('Dockerfile', () => {
   it('installs from the lockfile with the pnpm and turbo versions the repository pins', () => {
     const baseArgs = args(stage('base'), 'ARG');
     expect(rootPackage.packageManager).toBe(`pnpm@${baseArgs.find((a) => a.startsWith('PNPM_VERSION='))?.split('=')[1]}`);
-    expect(rootPackage.devDependencies.turbo.replace(/^[\^~]/, '')).toBe(
+    expect(rootPackage.devDependencies.turbo?.replace(/^[\^~]/, '')).toBe(
       baseArgs.find((a) => a.startsWith('TURBO_VERSION='))?.split('=')[1],
     );
     expect(args(stage('build'), 'RUN').join('\n')).toContain('pnpm install --frozen-lockfile');
@@ -78,7 +78,8 @@ describe('Dockerfile', () => {
     const fromContext = dockerfile.stages
       .flatMap((s) => args(s, 'COPY'))
       .filter((a) => !a.startsWith('--from='))
-      .map((a) => a.split(' ')[0])
+      .map((a) => a.split(' '))
+      .map(([source = '']) => source)
       .filter((source) => source !== '.');
     expect(fromContext).toEqual(['tsconfig.base.json', 'scripts/build-app.mjs', 'infra/docker/probe.mjs']);
     const needed = [

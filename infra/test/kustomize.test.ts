@@ -80,6 +80,13 @@ function allContainers(workload: Workload): Container[] {
   return [...(pod.initContainers ?? []), ...pod.containers];
 }
 
+/** A workload's main container: the first of its pod (init containers are listed apart). */
+function containerOf(workload: Workload): Container {
+  const [container] = workload.spec.template.spec.containers;
+  if (!container) throw new Error(`${workload.kind}/${workload.metadata.name} has no container`);
+  return container;
+}
+
 function envValue(container: Container, name: string): string | undefined {
   return container.env?.find((e) => e.name === name)?.value ?? configMap?.data?.[name];
 }
@@ -120,7 +127,7 @@ describe('kubectl kustomize infra/k8s', () => {
   });
 
   it.each(SERVICES)('%s: probes readiness on /readyz and liveness on /healthz of its own port', (name) => {
-    const [container] = find<Workload>('Deployment', name).spec.template.spec.containers;
+    const container = containerOf(find<Workload>('Deployment', name));
     expect(container.ports).toEqual(namedPorts(name).map(({ name: portName, port }) => ({ name: portName, containerPort: port })));
     expect(envValue(container, `${name.toUpperCase()}_PORT`)).toBe(String(SERVICE_PORTS[name]));
     expect(container.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'http' });
@@ -146,7 +153,7 @@ describe('kubectl kustomize infra/k8s', () => {
     const tooShort = deployments
       .map((deployment) => {
         const pod = deployment.spec.template.spec;
-        const [container] = pod.containers;
+        const container = containerOf(deployment);
         const drainMs = Number(envValue(container, 'SHUTDOWN_TIMEOUT_MS') ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
         const preStop = container.lifecycle?.preStop?.exec?.command ?? [];
         const pauseMs = preStop[0] === 'sleep' ? Number(preStop[1]) * 1000 : 0;
@@ -197,7 +204,7 @@ describe('kubectl kustomize infra/k8s', () => {
       'prometheus.io/port': String(METRICS_PORTS[name]),
       'prometheus.io/path': '/metrics',
     });
-    const [container] = template.spec.containers;
+    const container = containerOf(find<Workload>('Deployment', name));
     expect(container.ports?.map((port) => port.containerPort)).toContain(METRICS_PORTS[name]);
     if (name === 'edge') expect(envValue(container, 'EDGE_METRICS_PORT')).toBe(String(METRICS_PORTS.edge));
   });
@@ -230,8 +237,8 @@ describe('kubectl kustomize infra/k8s', () => {
   it('runs the migrations in a Job from the migrate image, each attempt in a fresh pod', () => {
     const pod = job.spec.template.spec;
     expect(pod.restartPolicy).toBe('Never');
-    expect(pod.containers[0].image).toMatch(/^modelgate\/migrate:[\w.-]+$/);
-    expect(pod.containers[0].env).toContainEqual({
+    expect(containerOf(job).image).toMatch(/^modelgate\/migrate:[\w.-]+$/);
+    expect(containerOf(job).env).toContainEqual({
       name: 'DATABASE_URL',
       valueFrom: { secretKeyRef: { name: 'modelgate-secrets', key: 'DATABASE_URL' } },
     });
@@ -241,8 +248,9 @@ describe('kubectl kustomize infra/k8s', () => {
     const pod = find<Workload>('Deployment', name).spec.template.spec;
     expect(pod.initContainers).toHaveLength(1);
     const [wait] = pod.initContainers ?? [];
+    if (!wait) throw new Error(`${name} has no init container`);
     // The migrate image of the same release, whose migrations folder is the one this release expects.
-    expect(wait.image).toBe(job.spec.template.spec.containers[0].image);
+    expect(wait.image).toBe(containerOf(job).image);
     const runtime = parseDockerfile(readRepoFile('infra', 'docker', 'Dockerfile')).stages.at(-1);
     const imageCommand = JSON.parse(runtime?.instructions.find((i) => i.keyword === 'CMD')?.args ?? '[]') as string[];
     expect(wait.command).toEqual([...imageCommand, '--wait']);
@@ -264,7 +272,7 @@ describe('kubectl kustomize infra/k8s', () => {
   it('takes settings from the generated ConfigMap and secrets from modelgate-secrets, with documented keys', () => {
     const documentedKeys = envFileKeys(readRepoFile('infra', 'k8s', 'secrets.example.env')).set;
     for (const workload of [...deployments, job]) {
-      const [container] = workload.spec.template.spec.containers;
+      const container = containerOf(workload);
       expect(container.image).toMatch(new RegExp(`^modelgate/${workload.metadata.name}:[\\w.-]+$`));
       expect(container.envFrom).toContainEqual({ configMapRef: { name: configMap?.metadata.name } });
       for (const source of container.envFrom ?? []) {
@@ -277,7 +285,7 @@ describe('kubectl kustomize infra/k8s', () => {
       }
     }
     // The edge holds no credentials.
-    const [edge] = find<Workload>('Deployment', 'edge').spec.template.spec.containers;
+    const edge = containerOf(find<Workload>('Deployment', 'edge'));
     expect(edge.envFrom).toEqual([{ configMapRef: { name: configMap?.metadata.name } }]);
     expect(edge.env?.some((e) => e.valueFrom)).toBe(false);
   });
@@ -290,10 +298,14 @@ describe('kubectl kustomize infra/k8s: NetworkPolicies', () => {
     name: workload.metadata.name,
     namespace: 'modelgate',
     labels: workload.spec.template.metadata.labels,
-    ports: Object.fromEntries((workload.spec.template.spec.containers[0].ports ?? []).map((p) => [p.name, p.containerPort])),
+    ports: Object.fromEntries((containerOf(workload).ports ?? []).map((p) => [p.name, p.containerPort])),
   });
   const pods = [...deployments, job].map(podOf);
-  const pod = (name: string) => pods.find((p) => p.name === name)!;
+  const pod = (name: string) => {
+    const found = pods.find((p) => p.name === name);
+    if (!found) throw new Error(`no pod ${name}`);
+    return found;
+  };
   const prometheus: Endpoint = { kind: 'pod', name: 'prometheus', namespace: 'monitoring', labels: { 'app.kubernetes.io/name': 'prometheus' }, ports: {} };
   const otherPod: Endpoint = { kind: 'pod', name: 'another namespace', namespace: 'default', labels: { app: 'anything' }, ports: {} };
   const client: Endpoint = { kind: 'external', name: 'internet client', address: '203.0.113.9' };

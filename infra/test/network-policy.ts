@@ -43,15 +43,16 @@ export function selects(selector: LabelSelector, labels: Record<string, string>)
   return (
     matchLabels &&
     (selector.matchExpressions ?? []).every(({ key, operator, values = [] }) => {
+      const value = Object.hasOwn(labels, key) ? labels[key] : undefined;
       switch (operator) {
         case 'In':
-          return key in labels && values.includes(labels[key]);
+          return value !== undefined && values.includes(value);
         case 'NotIn':
-          return !(key in labels) || !values.includes(labels[key]);
+          return value === undefined || !values.includes(value);
         case 'Exists':
-          return key in labels;
+          return value !== undefined;
         case 'DoesNotExist':
-          return !(key in labels);
+          return value === undefined;
       }
     })
   );
@@ -60,7 +61,7 @@ export function selects(selector: LabelSelector, labels: Record<string, string>)
 function inBlock(cidr: string, except: string[], address: string): boolean {
   const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
   const contains = (range: string) => {
-    const [network, bits] = range.split('/');
+    const [network = '', bits] = range.split('/');
     if ((isIP(network) === 6 ? 'ipv6' : 'ipv4') !== family) return false;
     const list = new BlockList();
     list.addSubnet(network, Number(bits), family);

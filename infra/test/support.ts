@@ -34,10 +34,10 @@ export function parseYamlDocuments<T = unknown>(text: string): T[] {
 /** Docker duration ("75s", "1m30s", "500ms") in milliseconds. */
 export function durationMs(text: string): number {
   let total = 0;
-  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  const unitMs = new Map([['ms', 1], ['s', 1000], ['m', 60_000], ['h', 3_600_000]]);
   const matches = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
   if (matches.length === 0 || matches.map((m) => m[0]).join('') !== text) throw new Error(`not a duration: ${text}`);
-  for (const [, value, unit] of matches) total += Number(value) * units[unit];
+  for (const [, value, unit = ''] of matches) total += Number(value) * (unitMs.get(unit) ?? Number.NaN);
   return total;
 }
 
@@ -70,15 +70,15 @@ export function parseDockerfile(text: string): { preamble: DockerInstruction[]; 
   const preamble: DockerInstruction[] = [];
   const stages: DockerStage[] = [];
   for (const line of logical) {
-    const [, keyword, args] = /^(\S+)\s*(.*)$/.exec(line) ?? [];
+    // A logical line is trimmed and non-empty: it always has a keyword.
+    const [, keyword = '', args = ''] = /^(\S+)\s*(.*)$/.exec(line) ?? [];
     const instruction = { keyword: keyword.toUpperCase(), args: args.replace(/\s+/g, ' ') };
     if (instruction.keyword === 'FROM') {
       const [, from, name] = /^(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?$/i.exec(instruction.args) ?? [];
+      if (from === undefined) throw new Error(`FROM without an image: ${line}`);
       stages.push({ name: name ?? String(stages.length), from, instructions: [] });
-    } else if (stages.length === 0) {
-      preamble.push(instruction);
     } else {
-      stages[stages.length - 1].instructions.push(instruction);
+      (stages.at(-1)?.instructions ?? preamble).push(instruction);
     }
   }
   return { preamble, stages };
@@ -107,13 +107,13 @@ export function isDockerIgnored(rules: string, path: string): boolean {
 
 /** Upper-case keys declared in a zod env schema source file (`FOO: env.port(...)`). */
 function declaredEnvKeys(source: string): string[] {
-  return [...source.matchAll(/^\s*([A-Z][A-Z0-9_]*)\s*:/gm)].map((m) => m[1]);
+  return [...source.matchAll(/^\s*([A-Z][A-Z0-9_]*)\s*:/gm)].map(([, key = '']) => key);
 }
 
 /** Keys of each shared shape in packages/config (`export const commonEnvShape = { ... };`). */
 function sharedEnvShapes(): Map<string, string[]> {
   const source = readRepoFile('packages', 'config', 'src', 'index.ts');
-  return new Map([...source.matchAll(/^export const (\w+EnvShape) = \{([\s\S]*?)^\};/gm)].map((m) => [m[1], declaredEnvKeys(m[2])]));
+  return new Map([...source.matchAll(/^export const (\w+EnvShape) = \{([\s\S]*?)^\};/gm)].map(([, name = '', body = '']) => [name, declaredEnvKeys(body)]));
 }
 
 /** The environment variables one app reads: its env.ts and the shared shapes it spreads (`...dataEnvShape`). */
@@ -121,7 +121,7 @@ export function environmentVariablesReadBy(app: string): string[] {
   const source = readRepoFile('apps', app, 'src', 'env.ts');
   const shapes = sharedEnvShapes();
   const keys = new Set(declaredEnvKeys(source));
-  for (const [, shape] of source.matchAll(/\.\.\.(\w+EnvShape)/g)) {
+  for (const [, shape = ''] of source.matchAll(/\.\.\.(\w+EnvShape)/g)) {
     const shapeKeys = shapes.get(shape);
     if (!shapeKeys) throw new Error(`apps/${app}/src/env.ts spreads ${shape}, which packages/config does not export`);
     for (const key of shapeKeys) keys.add(key);
@@ -141,7 +141,7 @@ export function environmentVariablesReadByServices(): string[] {
 
 /** Keys of an env file, set (`KEY=`) or shown commented out with their default (`# KEY=default`). */
 export function envFileKeys(text: string): { set: string[]; documented: string[] } {
-  const set = [...text.matchAll(/^([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]);
-  const commented = [...text.matchAll(/^#\s?([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]);
+  const set = [...text.matchAll(/^([A-Z][A-Z0-9_]*)=/gm)].map(([, key = '']) => key);
+  const commented = [...text.matchAll(/^#\s?([A-Z][A-Z0-9_]*)=/gm)].map(([, key = '']) => key);
   return { set, documented: [...set, ...commented] };
 }

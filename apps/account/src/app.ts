@@ -1,14 +1,10 @@
 import express, { type Express, type Request } from 'express';
-import { pingDatabase, type PrismaClient } from '@modelgate/db';
-import type { Logger } from '@modelgate/logger';
-import type { PaymentWebhookJob, Queue } from '@modelgate/queue';
+import { pingDatabase } from '@modelgate/db';
 import { accessLog, errorHandler, healthRouter, notFound, requestId, trustProxiesIn } from '@modelgate/http';
-import type { Redis } from 'ioredis';
-import type { AccountEnv } from './env';
+import type { AccountDeps } from './deps';
 import { createAuthRouter } from './features/auth/router';
 import { createChannelRouter } from './features/channels/router';
 import { createLogRouter } from './features/logs/router';
-import type { AccountMetrics } from './features/metrics/metrics';
 import { createOptionRouter } from './features/options/router';
 import { createPaymentRouter } from './features/payments/router';
 import { createStatusRouter } from './features/status/router';
@@ -17,19 +13,6 @@ import { createTwoFactorRouter } from './features/two-factor/router';
 import { createUserAdminRouter } from './features/users/admin-router';
 import { createSelfRouter } from './features/users/self-router';
 import { jsonBody } from './lib/json-body';
-
-export interface AccountDeps {
-  env: AccountEnv;
-  logger: Logger;
-  prisma: PrismaClient;
-  redis: Redis;
-  /** Producer of `payment-webhooks` (createPaymentWebhookQueue on a fail-fast connection). */
-  paymentQueue: Queue<PaymentWebhookJob>;
-  /** `createAccountMetrics()`: HTTP and webhook series, served on `GET /metrics`. */
-  metrics: AccountMetrics;
-  /** Wall clock in ms; tests move it to cross TOTP steps and lock or pending-login expiries. */
-  now?: () => number;
-}
 
 /** The logged-in caller, once `requireUser` let the request through. */
 const callerOf = (req: Request) => (req.user ? { userId: req.user.id } : undefined);
@@ -43,7 +26,7 @@ export function createAccountApp(deps: AccountDeps): Express {
   app.use(deps.metrics.service.middleware);
   app.use(accessLog(deps.logger, { context: callerOf }));
   // Every route but the probes reads PostgreSQL. Without Redis only sessions, logins and rate-limited
-  // routes fail (503 at once): access tokens work and Stripe webhooks are stored (CONTRACT 3.5), so
+  // routes fail (503 at once): access tokens work and Stripe webhooks are stored (docs/api.md 3.5), so
   // a Redis outage must not take the service out of rotation.
   app.use(healthRouter({ required: { database: () => pingDatabase(deps.prisma) }, reported: { redis: () => deps.redis.ping() } }));
   app.get('/metrics', deps.metrics.service.handler);

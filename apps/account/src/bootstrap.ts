@@ -1,4 +1,4 @@
-import type { AccountDeps } from './app';
+import type { AccountDeps } from './deps';
 import { seedOptionsFromEnv } from './features/options/service';
 import { ensureRootUser } from './features/users/bootstrap';
 

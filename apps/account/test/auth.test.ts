@@ -15,6 +15,9 @@ const { app, prisma } = account;
 beforeEach(() => account.reset());
 afterAll(() => account.close());
 
+/** The `name=value` part of a Set-Cookie line, as a browser sends it back. */
+const cookiePair = (setCookie: string) => setCookie.slice(0, (setCookie + ';').indexOf(';'));
+
 function sessionCookie(res: request.Response): string {
   const cookies = ([] as string[]).concat(res.headers['set-cookie'] ?? []);
   const session = cookies.find((cookie) => cookie.startsWith('session='));
@@ -121,9 +124,9 @@ describe('POST /api/user/login', () => {
   it('gives a new session id at login, so a cookie planted before login is worthless', async () => {
     const user = await createUser(prisma);
     const first = await request(app).post('/api/user/login').send({ username: user.username, password: TEST_PASSWORD });
-    const firstCookie = sessionCookie(first).split(';')[0];
+    const firstCookie = cookiePair(sessionCookie(first));
     const second = await request(app).post('/api/user/login').set('Cookie', firstCookie).send({ username: user.username, password: TEST_PASSWORD });
-    const secondCookie = sessionCookie(second).split(';')[0];
+    const secondCookie = cookiePair(sessionCookie(second));
     expect(secondCookie).not.toBe(firstCookie);
     const old = await request(app).get('/api/user/self').set('Cookie', firstCookie).set('New-Api-User', String(user.id));
     expectFailure(old, 401, 'unauthorized');
@@ -277,7 +280,7 @@ describe('GET /api/status', () => {
 });
 
 describe('profile', () => {
-  it('GET /api/user/self returns the contract fields', async () => {
+  it('GET /api/user/self returns the fields of docs/api.md 3.2', async () => {
     const { agent, id, username } = await loggedInUser(account, { quota: 1234 });
     expect(expectOk(await agent.get('/api/user/self'))).toEqual({
       id,

@@ -79,14 +79,14 @@ async function unrefused(calls: [Call, string][]): Promise<string[]> {
 const jsonSafe = (_key: string, value: unknown) => (typeof value === 'bigint' ? value.toString() : value);
 
 const NUL = 'a\u0000b';
-const valid: Record<string, Record<string, string>> = {
+const valid = {
   register: { username: 'new_user', password: 'long-enough-password', email: 'new@example.com', aff_code: 'ABCD1234' },
   login: { username: 'someone', password: 'long-enough-password' },
   self: { display_name: 'Me', email: 'me@example.com', password: 'another-password-1', original_password: 'correct-horse-battery' },
   token: { name: 'key', model_limits: 'gpt-4o', allow_ips: '10.0.0.1', group: 'default' },
   channel: { name: 'c', key: 'sk-upstream', base_url: 'https://example.com', models: 'gpt-4o', groups: 'default', model_mapping: '' },
   adminUser: { display_name: 'U', group: 'default', remark: 'r' },
-};
+} satisfies Record<string, Record<string, string>>;
 
 /** One call per text field of `text`, each carrying a NUL in that field only; `rest` holds the other fields. */
 function nulInEachField(as: Caller, method: Method, path: string, text: Record<string, string>, rest: Record<string, unknown> = {}): [Call, string][] {
@@ -150,7 +150,7 @@ const BAD_PAGES: [string, string][] = [
   ['page_size=99999999999999999999', 'page_size'],
 ];
 
-describe('paging bounds (CONTRACT 1.1: p from 1, page_size 1..100)', () => {
+describe('paging bounds (docs/api.md 1.1: p from 1, page_size 1..100)', () => {
   it.each(PAGED_LISTS)('GET %s refuses every out-of-range or malformed p and page_size', async (path) => {
     const calls = BAD_PAGES.map(([query, field]): [Call, string] => [{ as: 'root', method: 'get', path: `${path}?${query}` }, field]);
     expect(await unrefused(calls)).toEqual([]);

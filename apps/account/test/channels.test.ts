@@ -138,10 +138,10 @@ describe('POST /api/channel/batch', () => {
   });
 
   it('deletes the listed channels in one go and answers how many were actually deleted', async () => {
-    const channels = await Promise.all([1, 2, 3, 4].map(() => createChannel(prisma)));
-    const ids = [channels[0].id, channels[2].id, 999_999, channels[0].id];
+    const [first, second, third, fourth] = await Promise.all([createChannel(prisma), createChannel(prisma), createChannel(prisma), createChannel(prisma)]);
+    const ids = [first.id, third.id, 999_999, first.id];
     expect(expectOk(await adminUser.agent.post('/api/channel/batch').send({ ids }))).toBe(2);
-    expect((await prisma.channel.findMany({ orderBy: { id: 'asc' } })).map((c) => c.id)).toEqual([channels[1].id, channels[3].id]);
+    expect((await prisma.channel.findMany({ orderBy: { id: 'asc' } })).map((c) => c.id)).toEqual([second.id, fourth.id]);
     expect(expectOk(await adminUser.agent.post('/api/channel/batch').send({ ids: [999_998] }))).toBe(0);
   });
 
@@ -225,7 +225,7 @@ describe('GET /api/channel/test/:id', () => {
       path: '/v1/completions',
       body: { model: 'davinci-002-upstream', prompt: 'hi', max_tokens: 1 },
     });
-    expect(upstream.requests[0].headers.authorization).toBe(`Bearer ${CHANNEL_KEY}`);
+    expect(upstream.requests[0]?.headers.authorization).toBe(`Bearer ${CHANNEL_KEY}`);
     const row = await prisma.channel.findUniqueOrThrow({ where: { id: channel.id } });
     expect(row.testedAt).not.toBeNull();
     expect(row.responseTimeMs).toBe(result.time_ms);
@@ -239,8 +239,8 @@ describe('GET /api/channel/test/:id', () => {
     const channel = await createChannel(prisma, { type: 24, baseUrl, key: CHANNEL_KEY, models: 'gemini-2.5-flash,gemini-2.5-pro' });
     expect(expectOk(await agent.get(`/api/channel/test/${channel.id}`))).toMatchObject({ success: true });
     expect(upstream.requests[0]).toMatchObject({ path: '/v1beta/models/gemini-2.5-flash:generateContent' });
-    expect(upstream.requests[0].headers['x-goog-api-key']).toBe(CHANNEL_KEY);
-    expect(upstream.requests[0].body).toMatchObject({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] });
+    expect(upstream.requests[0]?.headers['x-goog-api-key']).toBe(CHANNEL_KEY);
+    expect(upstream.requests[0]?.body).toMatchObject({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] });
   });
 
   it('reports an upstream refusal without revealing the key', async () => {

@@ -139,7 +139,7 @@ describe('boot', () => {
     await bootstrapAccount(account.deps);
     const lines = account.logLines.filter((line) => line.includes('generated password'));
     expect(lines).toHaveLength(1);
-    const password = /generated password: (\S+)/.exec(JSON.parse(lines[0]).msg)?.[1] ?? '';
+    const password = /generated password: (\S+)/.exec(JSON.parse(lines[0] ?? '{}').msg)?.[1] ?? '';
     expect(password).toMatch(/^[A-Za-z0-9_-]{24}$/);
     await logIn(account.app, 'root', password);
     await expect(logIn(account.app, 'root', TEST_PASSWORD)).rejects.toThrow(/401/);

@@ -1,4 +1,4 @@
-// End to end, CONTRACT 3.5: top-ups started through the API (fake Stripe), signed webhooks through
+// End to end, docs/api.md 3.5: top-ups started through the API (fake Stripe), signed webhooks through
 // the account service's intake, the worker as its own process. A signed completed session whose
 // amount_total or currency differs from what Stripe answered at creation credits nothing: the
 // top-up ends failed with the reason, the admin sees it in the payment events, the worker counts it.
@@ -94,7 +94,7 @@ test('amount_total 1 or currency jpy: nothing credited, top-up failed with the r
   // Stripe delivers at least once: the genuine payment arrives three times, two of them at once.
   await deliverSigned(genuine.event);
   await Promise.all([deliverSigned(genuine.event), deliverSigned(genuine.event)]);
-  const [cheapRow, yenRow, genuineRow] = await Promise.all([cheap, yen, genuine].map((t) => settled(t.event.id)));
+  const [cheapRow, yenRow, genuineRow] = await Promise.all([settled(cheap.event.id), settled(yen.event.id), settled(genuine.event.id)]);
 
   expect(genuineRow.status).toBe('processed');
   expect(await topUp(genuine.tradeNo)).toMatchObject({ status: 'success', failureReason: null });

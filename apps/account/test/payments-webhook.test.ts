@@ -43,7 +43,7 @@ test('a verified event is stored in the inbox and queued with its event id as th
   expect(res.body).toEqual({ received: true });
   const [row] = await storedEvents();
   expect(row).toMatchObject({ provider: 'stripe', eventId: event.id, type: 'checkout.session.completed', status: 'received', attempts: 0 });
-  expect(row.payload).toBe(event.payload); // the exact bytes Stripe signed
+  expect(row?.payload).toBe(event.payload); // the exact bytes Stripe signed
   const job = await account.deps.paymentQueue.getJob(event.id);
   expect(job?.data).toEqual({ provider: 'stripe', eventId: event.id });
   expect(job?.opts.attempts).toBeGreaterThan(1);

@@ -56,7 +56,7 @@ describe('POST /api/user/stripe/pay', () => {
     const [call] = stripe.requests;
     expect(stripe.requests).toHaveLength(1);
     expect(call).toMatchObject({ method: 'POST', path: '/v1/checkout/sessions', authorization: `Bearer ${API_SECRET}`, idempotencyKey: data.trade_no });
-    expect(call.form).toMatchObject({
+    expect(call?.form).toMatchObject({
       mode: 'payment',
       client_reference_id: data.trade_no,
       'line_items[0][price]': PRICE_ID,
@@ -64,12 +64,12 @@ describe('POST /api/user/stripe/pay', () => {
       customer_email: 'payer@example.com',
       customer_creation: 'always',
     });
-    expect(call.form.success_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/console\/log$/);
-    const session = [...stripe.sessions.values()][0];
-    expect(data.pay_link).toBe(session.url);
+    expect(call?.form.success_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/console\/log$/);
+    const [session] = stripe.sessions.values();
+    expect(data.pay_link).toBe(session?.url);
 
     const topUp = await account.prisma.topUp.findUniqueOrThrow({ where: { tradeNo: data.trade_no } });
-    expect(topUp).toMatchObject({ userId: user.id, status: 'pending', provider: 'stripe', providerSessionId: session.id });
+    expect(topUp).toMatchObject({ userId: user.id, status: 'pending', provider: 'stripe', providerSessionId: session?.id });
     // Stripe's answer: 8 x 125 cents in usd; a payment is credited only for this session, amount and currency.
     expect(session).toMatchObject({ amount_total: 1000, currency: 'usd' });
     expect(topUp).toMatchObject({ providerAmount: 1000n, providerCurrency: 'usd', failureReason: null });
@@ -80,8 +80,8 @@ describe('POST /api/user/stripe/pay', () => {
   test("reuses the user's Stripe customer when known", async () => {
     const user = await loggedInUser(account, { stripeCustomerId: 'cus_known' });
     expectOk(await pay(user, { amount: 2, payment_method: 'stripe' }));
-    expect(stripe.requests[0].form.customer).toBe('cus_known');
-    expect(stripe.requests[0].form.customer_creation).toBeUndefined();
+    expect(stripe.requests[0]?.form.customer).toBe('cus_known');
+    expect(stripe.requests[0]?.form.customer_creation).toBeUndefined();
   });
 
   test('every top-up gets its own unguessable trade_no', async () => {
@@ -116,7 +116,8 @@ describe('POST /api/user/stripe/pay', () => {
     expect(await account.prisma.topUp.count()).toBe(0);
   });
 
-  test.each([
+  // Typed: inferred from the first entry as `() => void`, the awaited configureStripe calls would look synchronous.
+  test.each<[string, () => Promise<void> | void]>([
     ['Stripe is down (500)', () => stripe.setFailing(true)],
     ['Stripe refuses the API key (401)', () => configureStripe({ StripeApiSecret: 'sk_test_revoked' })],
     ['Stripe has no such price (400)', () => configureStripe({ StripePriceId: 'price_deleted_at_stripe' })],

@@ -115,7 +115,9 @@ describe('login with two factors', () => {
     const stored = await prisma.twoFactor.findUniqueOrThrow({ where: { userId: user.id } });
     expect(stored.failedAttempts).toBe(5);
 
-    const locked = await agents[0].post('/api/user/login/2fa').send({ code: right });
+    const [lockedOut] = agents;
+    if (!lockedOut) throw new Error('no login in progress');
+    const locked = await lockedOut.post('/api/user/login/2fa').send({ code: right });
     expectFailure(locked, 429, 'two_factor_locked');
     const retryAfter = Number(locked.headers['retry-after']);
     expect(retryAfter).toBeGreaterThan(240);
@@ -133,9 +135,11 @@ describe('login with two factors', () => {
   it('accepts each backup code once, ignoring case and hyphens', async () => {
     const user = await loggedInUser(account);
     const { backup_codes: codes } = await enableTwoFactor(account, user);
-    const sloppy = codes[0].replace('-', '').toLowerCase();
+    const [code] = codes;
+    if (code === undefined) throw new Error('no backup code issued');
+    const sloppy = code.replace('-', '').toLowerCase();
     expectOk(await (await passwordStep(account, user)).post('/api/user/login/2fa').send({ code: sloppy }));
-    expectFailure(await (await passwordStep(account, user)).post('/api/user/login/2fa').send({ code: codes[0] }), 401, 'invalid_credentials');
+    expectFailure(await (await passwordStep(account, user)).post('/api/user/login/2fa').send({ code }), 401, 'invalid_credentials');
     expect(expectOk(await user.agent.get('/api/user/2fa/status'))).toMatchObject({ backup_codes_remaining: 3 });
     // Concurrent uses of one code: one success.
     const agents = await Promise.all(Array.from({ length: 3 }, () => passwordStep(account, user)));

@@ -46,7 +46,7 @@ export const edgeEnvSchema = z.object({
    */
   TRUSTED_PROXIES: env.ipList(''),
   /**
-   * Browser origins (CONTRACT 3.6): `/v1*` answers any origin with `*` (keys, not cookies), else the
+   * Browser origins (docs/api.md 3.6): `/v1*` answers any origin with `*` (keys, not cookies), else the
    * listed ones; `/api` accepts cross-origin credentials only from origins listed here.
    */
   CORS_ORIGINS: corsOrigins,

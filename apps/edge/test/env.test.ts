@@ -2,7 +2,7 @@ import { EnvError, parseEnv } from '@modelgate/config';
 import { edgeEnvSchema } from '../src/env';
 
 describe('edge environment', () => {
-  it('defaults to the local services and the contract limits', () => {
+  it('defaults to the local services and the documented limits (docs/api.md 5)', () => {
     expect(parseEnv(edgeEnvSchema, {})).toMatchObject({
       EDGE_PORT: 3000,
       RELAY_URL: 'http://127.0.0.1:3001',

@@ -11,7 +11,7 @@ afterAll(() => client.close());
 
 const GEMINI_PATHS = ['/v1beta/models/gemini-2.5-flash:generateContent', '/v1/models/gemini-2.5-flash:streamGenerateContent?alt=sse'];
 
-/** The error body each dialect must produce for a given status/code (CONTRACT 1.1, 1.3 and 2.9). */
+/** The error body each dialect must produce for a given status/code (docs/api.md 1.1 and 1.3). */
 function expectDialect(path: string, body: unknown, status: number, code: string, grpc: string, requestId: string) {
   if (path.startsWith('/v1/messages')) {
     expect(body).toEqual({ type: 'error', error: { type: status === 413 ? 'request_too_large' : 'api_error', message: expect.any(String) } });
@@ -196,7 +196,7 @@ describe('request body limit', () => {
     },
   );
 
-  it('OpenAI 413 body is exactly the contract shape', async () => {
+  it('OpenAI 413 body is exactly the shape of docs/api.md 1.3', async () => {
     const res = await send('/v1/completions', { 'Content-Length': String(50 * 1024 * 1024) }, (req) => req.flushHeaders());
     const id = res.headers['x-request-id'];
     expect(res.body).toEqual({

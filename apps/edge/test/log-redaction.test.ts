@@ -26,7 +26,7 @@ it('logs no credential, and every access and failure line carries the request id
       await httpRequest(`${edge.url}/api/user/self?access_token=${secrets.accessToken}`, { headers: { cookie: `session=${secrets.cookie}` } }),
       await httpRequest(`${edge.url}/api/stripe/webhook`, { method: 'POST', body: '{}', headers: { 'stripe-signature': `t=1,v1=${secrets.signature}` } }),
       await httpRequest(`${edge.url}/nowhere?key=${secrets.queryKey}`),
-    ];
+    ] as const;
     for (const res of sent) await res.body.dump();
     expect(sent.map((res) => res.statusCode)).toEqual([200, 200, 502, 502, 404]);
 

@@ -1,4 +1,4 @@
-// CONTRACT 2.5: reservations that never overdraw, settlement through the batched ledger, and a
+// docs/api.md 2.5: reservations that never overdraw, settlement through the batched ledger, and a
 // Redis mirror that follows the account service's balance changes.
 import { CACHE_INVALIDATION_CHANNEL } from '@modelgate/schemas';
 import { createApiKey, redisPrefix } from '@modelgate/testing';
@@ -65,18 +65,21 @@ describe('billing', () => {
     ]);
     const client = (c: Customer) => openAiClient(harness, c.key);
     const calls: Promise<unknown>[] = [];
-    for (let i = 0; i < 90; i++) {
-      const customer = customers[i % 3];
-      const mode = i % 10 === 0 ? 'error500' : i % 7 === 0 ? 'noUsage' : 'ok';
-      const stream = i % 2 === 0;
-      calls.push(
-        client(customer)
-          .completions.create({ model: MODEL, prompt: [1, 2, 3], max_tokens: 4, stream, fake_mode: mode } as never)
-          .then(async (result) => {
-            if (stream) for await (const _chunk of result as unknown as AsyncIterable<unknown>) { /* drain */ }
-          })
-          .catch(() => undefined),
-      );
+    // 90 calls, the customers in turn.
+    for (let round = 0; round < 30; round++) {
+      for (const [k, customer] of customers.entries()) {
+        const i = round * customers.length + k;
+        const mode = i % 10 === 0 ? 'error500' : i % 7 === 0 ? 'noUsage' : 'ok';
+        const stream = i % 2 === 0;
+        calls.push(
+          client(customer)
+            .completions.create({ model: MODEL, prompt: [1, 2, 3], max_tokens: 4, stream, fake_mode: mode } as never)
+            .then(async (result) => {
+              if (stream) for await (const _chunk of result as unknown as AsyncIterable<unknown>) { /* drain */ }
+            })
+            .catch(() => undefined),
+        );
+      }
     }
     await Promise.all(calls);
     await harness.relay.ledger.flush();

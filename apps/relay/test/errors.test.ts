@@ -1,4 +1,4 @@
-// CONTRACT 1.3: every row of the relay error table, in the OpenAI and Google dialects, in check order.
+// docs/api.md 1.3: every row of the relay error table, in the OpenAI and Google dialects, in check order.
 import { UNREAD_BODY_DRAIN } from '@modelgate/http';
 import { createChannel } from '@modelgate/testing';
 import { uploadDeclaredBody, uploadEndlessBody } from '@modelgate/testing/uploads';
@@ -167,7 +167,7 @@ describe('relay error table (OpenAI dialect)', () => {
     });
     const events = (await response.text()).split('\n\n').filter(Boolean);
     expect(events).toHaveLength(4);
-    expect(JSON.parse(events[2].slice(6)).error).toEqual({
+    expect(JSON.parse(events[2]?.slice(6) ?? '{}').error).toEqual({
       message: expect.stringMatching(/ \(request id: req-stall\)$/),
       type: 'upstream_error',
       param: null,
@@ -214,7 +214,7 @@ describe('relay error table (OpenAI dialect)', () => {
     expect(Date.now() - started).toBeLessThan(UNREAD_BODY_DRAIN.maxMs);
   });
 
-  it('checks in contract order: key before body, body before allow-lists, allow-lists before channels, price before balance', async () => {
+  it('checks in the order of docs/api.md 1.3: key before body, body before allow-lists, allow-lists before channels, price before balance', async () => {
     expectOpenAIError(await complete(`sk-${'z'.repeat(48)}`, '{not json'), 401, 'invalid_request_error', 'invalid_api_key');
     const limited = await createCustomer(harness.prisma, { modelLimitsEnabled: true, modelLimits: MODEL, quota: 1 });
     expectOpenAIError(await complete(limited.key, { prompt: 'x' }), 400, 'invalid_request_error', 'invalid_request', 'model');

@@ -1,4 +1,4 @@
-// CONTRACT 2.2 and 2.3: Gemini native operations (text and text-to-speech) and model lists.
+// docs/api.md 2.2 and 2.3: Gemini native operations (text and text-to-speech) and model lists.
 import { GoogleGenAI } from '@google/genai';
 import { createChannel } from '@modelgate/testing';
 import { fakePcmBase64 } from '@modelgate/testing/fake-upstream';
@@ -10,7 +10,7 @@ const TEXT_MODEL = 'gemini-2.5-flash';
 relaySuite();
 
 beforeEach(async () => {
-  // Default prices (CONTRACT 2.5): TTS models are priced out of the box.
+  // Default prices (docs/api.md 2.5): TTS models are priced out of the box.
   await resetSuite({ chunks: 5, chunkDelayMs: 0, audioMs: 1000 });
   await createChannel(harness.prisma, {
     type: 24,
@@ -35,7 +35,7 @@ describe('Gemini generateContent', () => {
     const response = await genai(customer.key).models.generateContent({ model: TEXT_MODEL, contents: 'one two three' });
     expect(response.text).toBe(' hello'.repeat(5));
     expect(response.usageMetadata).toMatchObject({ promptTokenCount: 3, candidatesTokenCount: 5, totalTokenCount: 8 });
-    expect(upstream.requests[0].path).toBe(`/v1beta/models/${TEXT_MODEL}:generateContent`);
+    expect(upstream.requests[0]?.path).toBe(`/v1beta/models/${TEXT_MODEL}:generateContent`);
 
     await harness.relay.ledger.flush();
     const [log] = await consumeLogs(harness.prisma);
@@ -59,12 +59,12 @@ describe('Gemini generateContent', () => {
     expect(Buffer.from(part!.inlineData!.data!, 'base64')).toHaveLength(48_000);
 
     const [received] = upstream.requests;
-    expect(received.path).toBe(`/v1beta/models/${TTS_MODEL}:generateContent`);
-    expect(received.json).toMatchObject({
+    expect(received?.path).toBe(`/v1beta/models/${TTS_MODEL}:generateContent`);
+    expect(received?.json).toMatchObject({
       generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } },
     });
-    expect(received.headers['x-goog-api-key']).toBe('gemini-channel-secret');
-    expect(JSON.stringify(received.headers) + received.url).not.toContain(customer.key.slice(3));
+    expect(received?.headers['x-goog-api-key']).toBe('gemini-channel-secret');
+    expect(JSON.stringify(received?.headers) + String(received?.url)).not.toContain(customer.key.slice(3));
 
     await harness.relay.ledger.flush();
     const [log] = await consumeLogs(harness.prisma);
@@ -85,7 +85,7 @@ describe('Gemini generateContent', () => {
       body,
     });
     expect(response.status).toBe(200);
-    expect(upstream.requests[0].body.equals(body)).toBe(true);
+    expect(upstream.requests[0]?.body.equals(body)).toBe(true);
   });
 
   it('passes streamGenerateContent events through as they come and bills the last usageMetadata', async () => {
@@ -94,7 +94,7 @@ describe('Gemini generateContent', () => {
     const texts: string[] = [];
     for await (const chunk of stream) texts.push(chunk.text ?? '');
     expect(texts).toEqual(Array(5).fill(' hello'));
-    expect(upstream.requests[0].url).toBe(`/v1beta/models/${TEXT_MODEL}:streamGenerateContent?alt=sse`);
+    expect(upstream.requests[0]?.url).toBe(`/v1beta/models/${TEXT_MODEL}:streamGenerateContent?alt=sse`);
 
     await harness.relay.ledger.flush();
     const [log] = await consumeLogs(harness.prisma);

@@ -178,7 +178,10 @@ export let upstreams: FakeUpstream[] = [];
 export function relaySuite(envOverrides: Record<string, string> = {}, options: RelayHarnessOptions & { upstreams?: number } = {}): void {
   beforeAll(async () => {
     upstreams = await Promise.all(Array.from({ length: options.upstreams ?? 1 }, () => startFakeUpstream()));
-    [upstream, backup] = upstreams;
+    const [first, second] = upstreams;
+    if (!first) throw new Error('a relay suite needs at least one fake upstream');
+    upstream = first;
+    if (second) backup = second;
     harness = await startRelay(envOverrides, options);
   });
   afterAll(async () => {

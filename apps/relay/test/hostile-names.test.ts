@@ -103,6 +103,7 @@ describe('models and groups named after Object.prototype members', () => {
     expect(answer.status).toBe(200);
     await harness.relay.ledger.flush();
     const [row] = await consumeLogs(harness.prisma);
+    if (!row) throw new Error('no consume row');
     // Unit prices: one quota per prompt and per completion token, times the group's ratio 1.
     expect(row.quota).toBe(-BigInt(row.promptTokens + row.completionTokens));
     expect(row.quota).not.toBe(0n);
@@ -115,6 +116,7 @@ describe('models and groups named after Object.prototype members', () => {
     expect((await complete(customer.key, { model: MODEL, prompt: [1, 2, 3], max_tokens: 5 })).status).toBe(200);
     await harness.relay.ledger.flush();
     const [row] = await consumeLogs(harness.prisma);
+    if (!row) throw new Error('no consume row');
     expect(row.quota).toBe(-2n * BigInt(row.promptTokens + row.completionTokens));
   });
 });

@@ -1,5 +1,5 @@
 // Billing under failures: unbelievable upstream usage, a ledger entry PostgreSQL refuses, and Redis
-// failing during settlement or release (CONTRACT 2.5: every charge written once, no hold leaked).
+// failing during settlement or release (docs/api.md 2.5: every charge written once, no hold leaked).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { redisPrefix } from '@modelgate/testing';
@@ -107,7 +107,7 @@ describe('a ledger entry PostgreSQL refuses', () => {
 describe('Redis failing while a call settles', () => {
   /** Makes the next call of a billing script fail once; `afterRunning`: it ran, only the reply was lost. */
   function failOnce(redis: BillingRedis, script: 'mgSettle' | 'mgRelease', afterRunning: boolean): void {
-    const scripts = redis as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const scripts = redis as unknown as Record<typeof script, (...args: unknown[]) => Promise<unknown>>;
     const original = scripts[script];
     scripts[script] = async (...args: unknown[]) => {
       scripts[script] = original;

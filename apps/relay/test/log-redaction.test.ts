@@ -45,18 +45,19 @@ it('logs no key, channel key or cookie, and ties every per-call line to its requ
     await post(`/v1beta/models/${GEMINI_MODEL}:generateContent?key=${bare}`, contents, {}),
     await post(`/v1beta/models/${GEMINI_MODEL}:streamGenerateContent?alt=sse&key=${bare}`, contents, {}),
     await post(`/v1beta/models/${GEMINI_MODEL}:generateContent?key=${WRONG_KEY.slice(3)}`, contents, {}),
-  ];
+  ] as const;
   expect(calls.map((call) => call.status)).toEqual([200, 200, 401, 200, 200, 200, 401]);
 
   // Upstream failures: answers that echo the channel key, a reset connection, a malformed body.
-  const failures = [
+  const openAiFailures = [
     await post('/v1/completions', { ...completion, fake_mode: 'error401' }, bearer),
     await post('/v1/completions', { ...completion, fake_mode: 'error400' }, bearer),
     await post('/v1/completions', { ...completion, fake_mode: 'reset' }, bearer),
-  ];
+  ] as const;
   upstream.setMode('error400');
-  failures.push(await post(`/v1beta/models/${GEMINI_MODEL}:generateContent`, contents, { 'x-goog-api-key': bare }));
+  const geminiFailure = await post(`/v1beta/models/${GEMINI_MODEL}:generateContent`, contents, { 'x-goog-api-key': bare });
   upstream.setMode('ok');
+  const failures = [...openAiFailures, geminiFailure] as const;
   expect(failures.map((call) => call.status)).toEqual([401, 400, 502, 400]);
   for (const failure of failures) {
     expect(failure.text).not.toContain(OPENAI_CHANNEL_KEY);

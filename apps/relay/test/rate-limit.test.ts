@@ -1,4 +1,4 @@
-// CONTRACT 1.3, "key's rate limit hit": RELAY_KEY_RATE_LIMIT_PER_MINUTE, counted per key in Redis.
+// docs/api.md 1.3, "key's rate limit hit": RELAY_KEY_RATE_LIMIT_PER_MINUTE, counted per key in Redis.
 import { createChannel, deleteKeysWithPrefix, redisPrefix } from '@modelgate/testing';
 import { createCustomer, harness, MODEL, openAiChannel, relaySuite, resetSuite, setUnitPrices, upstream } from './harness';
 

@@ -1,4 +1,4 @@
-// CONTRACT 2.4: priority tiers, retries before the first byte only, auto_ban, cool-downs, pub/sub reloads.
+// docs/api.md 2.4: priority tiers, retries before the first byte only, auto_ban, cool-downs, pub/sub reloads.
 import { CACHE_INVALIDATION_CHANNEL } from '@modelgate/schemas';
 import { redisPrefix } from '@modelgate/testing';
 import { backup, consumeLogs, createCustomer, eventually, harness, MODEL, openAiChannel, openAiClient, relaySuite, resetSuite, setUnitPrices, upstream as primary } from './harness';
@@ -46,7 +46,7 @@ describe('routing', () => {
       primary.setMode(mode);
       const customer = await createCustomer(harness.prisma);
       const completion = await openAiClient(harness, customer.key).completions.create({ model: MODEL, prompt: [1, 2], max_tokens: 3 });
-      expect(completion.choices[0].text).toBe(' hello'.repeat(3));
+      expect(completion.choices[0]?.text).toBe(' hello'.repeat(3));
       expect(primary.requests).toHaveLength(1);
       expect(backup.requests).toHaveLength(1);
 
@@ -82,8 +82,8 @@ describe('routing', () => {
     expect(response.status).toBe(200);
     const events = (await response.text()).split('\n\n').filter(Boolean);
     expect(events).toHaveLength(4);
-    expect(JSON.parse(events[0].slice(6)).choices[0].text).toBe(' hello');
-    expect(JSON.parse(events[2].slice(6)).error).toMatchObject({ type: 'upstream_error', code: 'upstream_error' });
+    expect(JSON.parse(events[0]?.slice(6) ?? '{}').choices[0].text).toBe(' hello');
+    expect(JSON.parse(events[2]?.slice(6) ?? '{}').error).toMatchObject({ type: 'upstream_error', code: 'upstream_error' });
     expect(events[3]).toBe('data: [DONE]');
     expect(backup.requests).toHaveLength(0);
 
@@ -100,7 +100,7 @@ describe('routing', () => {
     const stream = await openAiClient(harness, key).completions.create({ model: MODEL, prompt: [1], max_tokens: 5, stream: true });
     const texts: string[] = [];
     await expect((async () => {
-      for await (const chunk of stream) texts.push(chunk.choices[0].text);
+      for await (const chunk of stream) texts.push(chunk.choices[0]?.text ?? '');
     })()).rejects.toThrow(/malformed/);
     expect(texts).toEqual([' hello']);
     expect(backup.requests).toHaveLength(0);
@@ -112,7 +112,7 @@ describe('routing', () => {
     const { key } = await createCustomer(harness.prisma);
     const stream = await openAiClient(harness, key).completions.create({ model: MODEL, prompt: [1], max_tokens: 3, stream: true });
     let text = '';
-    for await (const chunk of stream) text += chunk.choices[0].text;
+    for await (const chunk of stream) text += chunk.choices[0]?.text ?? '';
     expect(text).toBe(' hello'.repeat(3));
     expect(backup.requests).toHaveLength(1);
   });

@@ -50,7 +50,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  // The ledger invariant holds after everything this file did (CONTRACT 2.5).
+  // The ledger invariant holds after everything this file did (docs/api.md 2.5).
   expect(await ledgerMismatches(prisma)).toEqual([]);
   await worker.close();
   await queue.close();
@@ -94,10 +94,11 @@ describe('crediting a paid checkout', () => {
     expect(await quotaOf(prisma, user.id)).toBe(250 + 7 * QUOTA_PER_UNIT);
     const logs = await topUpLogs(prisma, user.id);
     expect(logs).toHaveLength(1);
-    expect(Number(logs[0].quota)).toBe(7 * QUOTA_PER_UNIT);
-    expect(logs[0].content).toContain(topUp.tradeNo);
-    expect(logs[0].requestId).toBe(event.id);
-    expect(logs[0].username).toBe(user.username);
+    const [log] = logs;
+    expect(Number(log?.quota)).toBe(7 * QUOTA_PER_UNIT);
+    expect(log?.content).toContain(topUp.tradeNo);
+    expect(log?.requestId).toBe(event.id);
+    expect(log?.username).toBe(user.username);
     // The customer Stripe created is remembered, so the next checkout reuses it.
     expect((await prisma.user.findUniqueOrThrow({ where: { id: user.id } })).stripeCustomerId).toBe('cus_test_123');
   });
@@ -201,8 +202,8 @@ describe('timestamps', () => {
     url.searchParams.set('options', '-c TimeZone=Asia/Tokyo');
     const tokyo = createPrismaClient({ databaseUrl: url.toString(), maxConnections: 1 });
     try {
-      const [{ zone }] = await tokyo.$queryRawUnsafe<{ zone: string }[]>("SELECT current_setting('TimeZone') AS zone");
-      expect(zone).toBe('Asia/Tokyo');
+      const [setting] = await tokyo.$queryRawUnsafe<{ zone: string }[]>("SELECT current_setting('TimeZone') AS zone");
+      expect(setting?.zone).toBe('Asia/Tokyo');
       const user = await payingUser();
       const topUp = await pendingTopUp(prisma, user.id, 1);
       const event = completed(topUp);
@@ -361,7 +362,7 @@ describe('events that cannot be processed end visibly failed and credit nothing'
   });
 });
 
-describe('a paid session whose amount or currency differs from the one created (CONTRACT 3.5)', () => {
+describe('a paid session whose amount or currency differs from the one created (docs/api.md 3.5)', () => {
   test.each([
     ['amount_total 1', { amountTotal: 1 }, 'amount_total 1 differs from the 875 created for checkout session'],
     ['currency jpy', { currency: 'jpy' }, 'currency jpy differs from the usd created for checkout session'],
@@ -434,6 +435,15 @@ test('other event types are recorded and ignored', async () => {
   const row = await settledEvent(prisma, event.id);
   expect(row.status).toBe('ignored');
   expect(row.lastError).toContain('payment_intent.succeeded');
+});
+
+test.each(['constructor', 'toString', '__proto__'])('an event type named %s is ignored and leaves the top-up pending', async (type) => {
+  const user = await payingUser();
+  const topUp = await pendingTopUp(prisma, user.id, 3);
+  const event = checkoutEvent({ type, session: sessionOf(topUp) });
+  await deliver(prisma, queue, event);
+  expect((await settledEvent(prisma, event.id)).status).toBe('ignored');
+  expect((await prisma.topUp.findUniqueOrThrow({ where: { id: topUp.id } })).status).toBe('pending');
 });
 
 describe('inbox sweeper', () => {

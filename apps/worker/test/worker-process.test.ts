@@ -30,7 +30,7 @@ let admin: Redis;
 
 async function clientIds(): Promise<string[]> {
   const list = (await admin.call('CLIENT', 'LIST')) as string;
-  return [...list.matchAll(/^id=(\d+)/gm)].map((match) => match[1]);
+  return [...list.matchAll(/^id=(\d+)/gm)].map(([, id = '']) => id);
 }
 
 function startWorker(): Promise<ServiceProcess> {
@@ -68,9 +68,9 @@ function lockUserRow(userId: number): { locked: Promise<void>; release: () => vo
 
 /** True once some session of the test database waits for a row lock: the worker is mid-transaction. */
 async function workerIsBlocked(): Promise<boolean> {
-  const [{ waiting }] = await prisma.$queryRaw<{ waiting: number }[]>`
+  const [row] = await prisma.$queryRaw<{ waiting: number }[]>`
     SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
-  return waiting > 0;
+  return (row?.waiting ?? 0) > 0;
 }
 
 async function queuedPayment(amount: number) {

@@ -33,9 +33,10 @@ export function encryptSecret(plaintext: string, cryptoSecret: string): string {
 }
 
 export function decryptSecret(sealed: string, cryptoSecret: string): string {
-  const parts = sealed.split('.');
-  if (parts.length !== 4 || parts[0] !== FORMAT_VERSION) throw new SecretDecryptionError('unknown format');
-  const [, ivText, tagText, dataText] = parts;
+  const [version, ivText, tagText, dataText, ...extra] = sealed.split('.');
+  if (version !== FORMAT_VERSION || ivText === undefined || tagText === undefined || dataText === undefined || extra.length > 0) {
+    throw new SecretDecryptionError('unknown format');
+  }
   const iv = Buffer.from(ivText, 'base64url');
   const tag = Buffer.from(tagText, 'base64url');
   if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) throw new SecretDecryptionError('unknown format');

@@ -4,7 +4,9 @@ const SECRET = 'unit-test-crypto-secret';
 
 function replacePart(sealed: string, index: number, edit: (bytes: Buffer) => void): string {
   const parts = sealed.split('.');
-  const bytes = Buffer.from(parts[index], 'base64url');
+  const part = parts[index];
+  if (part === undefined) throw new Error(`no part ${index} in ${sealed}`);
+  const bytes = Buffer.from(part, 'base64url');
   edit(bytes);
   parts[index] = bytes.toString('base64url');
   return parts.join('.');
@@ -29,7 +31,7 @@ describe('encryptSecret / decryptSecret', () => {
     const sealed = encryptSecret('sk-upstream-secret', SECRET);
     for (const index of [1, 2, 3]) {
       const tampered = replacePart(sealed, index, (bytes) => {
-        bytes[0] ^= 0x01;
+        bytes.writeUInt8(bytes.readUInt8(0) ^ 0x01, 0);
       });
       expect(() => decryptSecret(tampered, SECRET)).toThrow(SecretDecryptionError);
     }

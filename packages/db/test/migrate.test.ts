@@ -44,7 +44,9 @@ async function countShadowDatabases(): Promise<number> {
     withDatabase(runDatabaseUrl, 'postgres'),
     "SELECT count(*)::int AS n FROM pg_database WHERE datname LIKE 'mg\\_shadow\\_%'",
   );
-  return rows[0].n;
+  const [row] = rows;
+  if (!row) throw new Error('count(*) returned no row');
+  return row.n;
 }
 
 describe('applyMigrations on a new database', () => {

@@ -1,6 +1,6 @@
 /**
  * Whether a failure means a backing service (PostgreSQL, Redis) is unreachable or refusing work, as
- * opposed to a bug or refused data: CONTRACT 1.1 answers the first with 503, the second with 500.
+ * opposed to a bug or refused data: docs/api.md 1.1 answers the first with 503, the second with 500.
  *
  * The telling part is rarely the error itself: Prisma 7 reports a PostgreSQL outage as P2010 / P2039
  * with the driver adapter's error in `meta.driverAdapterError` (whose `cause` has the SQLSTATE or a

@@ -26,7 +26,7 @@ const CATALOG = {
   service_unavailable: [503, 'server_error'],
   bad_gateway: [502, 'upstream_error'],
   gateway_timeout: [504, 'upstream_error'],
-  // relay codes (CONTRACT 1.3)
+  // relay codes (docs/api.md 1.3)
   invalid_api_key: [401, 'invalid_request_error'],
   invalid_json: [400, 'invalid_request_error'],
   model_not_allowed: [403, 'permission_error'],
@@ -112,7 +112,7 @@ function headersOf(err: AppError): Record<string, string> {
   return err.retryAfter === undefined ? {} : { 'Retry-After': String(Math.max(1, Math.ceil(err.retryAfter))) };
 }
 
-/** `/api` envelope (CONTRACT 1.1). */
+/** `/api` envelope (docs/api.md 1.1). */
 export function toEnvelope(err: AppError): ErrorResponse {
   return {
     status: err.status,
@@ -121,7 +121,7 @@ export function toEnvelope(err: AppError): ErrorResponse {
   };
 }
 
-/** OpenAI dialect (CONTRACT 1.3): the message ends with the request id. */
+/** OpenAI dialect (docs/api.md 1.3): the message ends with the request id. */
 export function toOpenAI(err: AppError, requestId: string): ErrorResponse {
   return {
     status: err.status,
@@ -155,7 +155,7 @@ export function grpcStatusName(status: number): string {
   return GRPC_BY_STATUS[status] ?? (status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT');
 }
 
-/** Google dialect (CONTRACT 1.3). */
+/** Google dialect (docs/api.md 1.3). */
 export function toGoogle(err: AppError): ErrorResponse {
   return {
     status: err.status,
@@ -164,7 +164,7 @@ export function toGoogle(err: AppError): ErrorResponse {
   };
 }
 
-/** Anthropic's error types by status (CONTRACT 2.9; 413 as Anthropic's API names it). */
+/** Anthropic's error types by status (docs/api.md 1.3; 413 as Anthropic's API names it). */
 const ANTHROPIC_TYPE_BY_STATUS: Record<number, string> = {
   400: 'invalid_request_error',
   401: 'authentication_error',
@@ -180,7 +180,7 @@ export function anthropicErrorType(status: number): string {
   return ANTHROPIC_TYPE_BY_STATUS[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
 }
 
-/** Anthropic dialect (CONTRACT 2.9). */
+/** Anthropic dialect (docs/api.md 1.3). */
 export function toAnthropic(err: AppError): ErrorResponse {
   return {
     status: err.status,

@@ -90,7 +90,7 @@ export function answerBeforeBody(
 
 type ClientError = Error & { code?: string; rawPacket?: Buffer };
 
-/** What Node refuses before a request object exists, in the contract's terms. */
+/** What Node refuses before a request object exists, as docs/api.md 1.3 (Early answers) names it. */
 function appErrorFor(code: string | undefined): AppError {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':

@@ -50,13 +50,14 @@ export interface ParseOptions {
 /**
  * Every validation of client input goes through here: NUL characters first (see
  * `rejectNulCharacters`), then the schema; the first problem -> 400 `invalid_request` naming the
- * field (CONTRACT 1.1).
+ * field (docs/api.md 1.1).
  */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, options: ParseOptions = {}): z.output<S> {
   rejectNulCharacters(input, options.storedFields);
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const issue = result.error.issues[0];
+  const [issue] = result.error.issues;
+  if (!issue) throw new AppError('invalid_request', 'body: invalid', { param: null });
   const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
   const field = [...issue.path, ...keys.slice(0, 1)].join('.');
   const message =
@@ -92,7 +93,7 @@ const pageQuery = z.object({
 });
 
 /**
- * Pagination query of CONTRACT 1.1: `p` from 1 to MAX_PAGE, `page_size` from 1 to 100 (default 10);
+ * Pagination query of docs/api.md 1.1: `p` from 1 to MAX_PAGE, `page_size` from 1 to 100 (default 10);
  * anything else is a 400 naming the parameter.
  */
 export function pageOf(query: Record<string, unknown>): { page: number; pageSize: number; skip: number } {

@@ -9,7 +9,7 @@ export function invalidationChannel(redisPrefix: string): string {
 }
 
 /**
- * Tells every relay to drop what it cached about a changed row (CONTRACT 2.4: within 2 s). Publish
+ * Tells every relay to drop what it cached about a changed row (docs/api.md 2.4: within 2 s). Publish
  * only after the change committed.
  */
 export async function publishCacheInvalidation(redis: Redis, redisPrefix: string, message: CacheInvalidation): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * Codes stored in the database and sent on the wire (CONTRACT 1.2, 3.2, 3.3), shared by every
+ * Codes stored in the database and sent on the wire (docs/api.md 1.2, 3.2, 3.3), shared by every
  * service that reads or writes them.
  */
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * The account service publishes on this Redis channel (under the deployment prefix) whenever a
- * key, channel, option or user changes; relays drop the matching cache entries (CONTRACT 2.4: < 2 s).
+ * key, channel, option or user changes; relays drop the matching cache entries (docs/api.md 2.4: < 2 s).
  */
 export const CACHE_INVALIDATION_CHANNEL = 'cache-invalidation';
 

@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 
 /**
- * A key's `allow_ips` (CONTRACT 3.2), parsed once: the account validates and stores it, the relay
+ * A key's `allow_ips` (docs/api.md 3.2), parsed once: the account validates and stores it, the relay
  * matches with it. Also the services' TRUSTED_PROXIES.
  */
 export interface IpAllowList {
@@ -42,10 +42,10 @@ function parseAddress(text: string): Address | undefined {
   if (family !== 6 || text.includes('%')) return undefined;
   // The WHATWG URL parser prints IPv6 in RFC 5952 form: lower case, zeros compressed, mapped IPv4 in hex.
   const canonical = new URL(`http://[${text}]`).hostname.slice(1, -1);
-  const mapped = MAPPED_IPV4.exec(canonical);
-  if (!mapped) return { address: canonical, family: 6, mapped: false };
-  const high = Number.parseInt(mapped[1], 16);
-  const low = Number.parseInt(mapped[2], 16);
+  const [, highHex, lowHex] = MAPPED_IPV4.exec(canonical) ?? [];
+  if (highHex === undefined || lowHex === undefined) return { address: canonical, family: 6, mapped: false };
+  const high = Number.parseInt(highHex, 16);
+  const low = Number.parseInt(lowHex, 16);
   return { address: `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`, family: 4, mapped: true };
 }
 
@@ -69,7 +69,7 @@ function normalizeEntry(entry: string): string {
 
 /** A valid dotted-quad IPv4 address as an unsigned 32-bit number. */
 function ipv4Number(address: string): number {
-  const [a, b, c, d] = address.split('.').map(Number);
+  const [a = 0, b = 0, c = 0, d = 0] = address.split('.').map(Number);
   return ((a << 24) | (b << 16) | (c << 8) | d) >>> 0;
 }
 
@@ -87,7 +87,7 @@ export function parseIpAllowList(text: string): IpAllowList {
   const ipv4: Ipv4Range[] = [];
   const ipv6 = new BlockList();
   for (const entry of entries) {
-    const [address, bits] = entry.split('/');
+    const [address = '', bits] = entry.split('/');
     if (isIP(address) === 4) ipv4.push(ipv4Range(address, bits === undefined ? 32 : Number(bits)));
     else if (bits === undefined) ipv6.addAddress(address, 'ipv6');
     else ipv6.addSubnet(address, Number(bits), 'ipv6');

@@ -2,14 +2,14 @@ import { z } from 'zod';
 import { isReservedName, RESERVED_NAME_MESSAGE } from './names';
 
 /**
- * Runtime options (CONTRACT 3.4): stored as text in the `options` table, written by the account
+ * Runtime options (docs/api.md 3.4): stored as text in the `options` table, written by the account
  * service, read (and cached) by the relay and worker. Each entry parses the stored text.
  */
 const DECIMAL_INTEGER = /^[0-9]+$/;
 const DECIMAL_NUMBER = /^[0-9]+(\.[0-9]+)?$/;
 
 /**
- * Each option's schema reads the stored text and also what a client may send (CONTRACT 3.4): a
+ * Each option's schema reads the stored text and also what a client may send (docs/api.md 3.4): a
  * JSON number, boolean or object is accepted wherever its text form would be.
  */
 function integerOption(min: number, max: number) {
@@ -79,7 +79,7 @@ const ratioMapOption = z.unknown().transform((value, ctx) => {
 const nonNegativeInt = integerOption(0, Number.MAX_SAFE_INTEGER);
 const positiveInt = integerOption(1, Number.MAX_SAFE_INTEGER);
 
-/** Default prices: model ratio 1 = USD 0.002 / 1K tokens (CONTRACT 2.5). */
+/** Default prices: model ratio 1 = USD 0.002 / 1K tokens (docs/api.md 2.5). */
 export const DEFAULT_MODEL_RATIO: Record<string, number> = {
   'gpt-3.5-turbo-instruct': 0.75,
   'davinci-002': 1,

@@ -17,7 +17,8 @@ export function createTestPrisma(): PrismaClient {
 
 /** Empties every table (ids restart at 1) except the migration history. Refuses any non-test database. */
 export async function resetDatabase(prisma: PrismaClient): Promise<void> {
-  const [{ name }] = await prisma.$queryRawUnsafe<{ name: string }[]>('SELECT current_database() AS name');
+  const [row] = await prisma.$queryRawUnsafe<{ name: string }[]>('SELECT current_database() AS name');
+  const name = row?.name ?? '';
   if (!name.startsWith(TEST_DATABASE_PREFIX)) throw new Error(`refusing to empty "${name}": not a test database`);
   const tables = await prisma.$queryRawUnsafe<{ tablename: string }[]>(
     "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename <> '_prisma_migrations'",

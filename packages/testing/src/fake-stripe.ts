@@ -74,8 +74,8 @@ async function readBody(req: IncomingMessage): Promise<string> {
 function metadataOf(form: Record<string, string>): Record<string, string> {
   const metadata: Record<string, string> = {};
   for (const [key, value] of Object.entries(form)) {
-    const match = /^metadata\[(.+)\]$/.exec(key);
-    if (match) metadata[match[1]] = value;
+    const name = /^metadata\[(.+)\]$/.exec(key)?.[1];
+    if (name !== undefined) metadata[name] = value;
   }
   return metadata;
 }
@@ -86,8 +86,9 @@ type Totals = { amount: number; currency: string } | { error: string; param: str
 function totalsOf(form: Record<string, string>, prices: Record<string, FakePrice>): Totals {
   let amount = 0;
   let currency: string | undefined;
-  for (let i = 0; form[`line_items[${i}][price]`] !== undefined; i++) {
+  for (let i = 0; ; i++) {
     const id = form[`line_items[${i}][price]`];
+    if (id === undefined) break;
     const price = Object.hasOwn(prices, id) ? prices[id] : undefined;
     if (!price || price.unit_amount === null) return { error: `No such price: '${id}'`, param: `line_items[${i}][price]`, code: 'resource_missing' };
     if (currency !== undefined && price.currency !== currency) {
@@ -109,7 +110,7 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
   const server: Server = createServer((req, res) => {
     void (async () => {
       const body = await readBody(req);
-      const path = (req.url ?? '/').split('?', 1)[0];
+      const [path = '/'] = (req.url ?? '/').split('?', 1);
       const form = Object.fromEntries(new URLSearchParams(body));
       const idempotencyKey = req.headers['idempotency-key'] as string | undefined;
       requests.push({ method: req.method ?? '', path, authorization: req.headers.authorization, idempotencyKey, form });

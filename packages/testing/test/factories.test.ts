@@ -113,8 +113,8 @@ describe('resetDatabase', () => {
     await resetDatabase(prisma);
     expect(await Promise.all([prisma.user.count(), prisma.token.count(), prisma.channel.count(), prisma.log.count(), prisma.option.count()])).toEqual([0, 0, 0, 0, 0]);
     expect((await createUser(prisma)).id).toBe(1);
-    const [{ count }] = await prisma.$queryRawUnsafe<{ count: number }[]>('SELECT count(*)::int AS count FROM _prisma_migrations');
-    expect(count).toBeGreaterThan(0);
+    const [migrations] = await prisma.$queryRawUnsafe<{ count: number }[]>('SELECT count(*)::int AS count FROM _prisma_migrations');
+    expect(migrations?.count).toBeGreaterThan(0);
   });
 
   it('refuses to empty a database that is not a test database', async () => {

@@ -78,10 +78,12 @@ function listOf<T extends string>(name: string, text: string, allowed: readonly 
 function serviceEnvOf(assignments: string[]): Partial<Record<ServiceName, Record<string, string>>> {
   const byService: Partial<Record<ServiceName, Record<string, string>>> = {};
   for (const assignment of assignments) {
-    const match = new RegExp(`^${SERVICE}:([A-Z0-9_]+)=(.*)$`).exec(assignment);
-    if (!match) throw new Error(`--service-env ${assignment}: expected service:NAME=value`);
-    const service = match[1] as ServiceName;
-    byService[service] = { ...byService[service], [match[2]]: match[3] };
+    const [, matched, name, value] = new RegExp(`^${SERVICE}:([A-Z0-9_]+)=(.*)$`).exec(assignment) ?? [];
+    if (matched === undefined || name === undefined || value === undefined) {
+      throw new Error(`--service-env ${assignment}: expected service:NAME=value`);
+    }
+    const service = matched as ServiceName;
+    byService[service] = { ...byService[service], [name]: value };
   }
   return byService;
 }
@@ -90,10 +92,10 @@ function serviceEnvOf(assignments: string[]): Partial<Record<ServiceName, Record
 function nodeArgsOf(assignments: string[]): Partial<Record<ServiceName, string[]>> {
   const byService: Partial<Record<ServiceName, string[]>> = {};
   for (const assignment of assignments) {
-    const match = new RegExp(`^${SERVICE}:(--.+)$`).exec(assignment);
-    if (!match) throw new Error(`--node-arg ${assignment}: expected service:--option`);
-    const service = match[1] as ServiceName;
-    byService[service] = [...(byService[service] ?? []), match[2]];
+    const [, matched, option] = new RegExp(`^${SERVICE}:(--.+)$`).exec(assignment) ?? [];
+    if (matched === undefined || option === undefined) throw new Error(`--node-arg ${assignment}: expected service:--option`);
+    const service = matched as ServiceName;
+    byService[service] = [...(byService[service] ?? []), option];
   }
   return byService;
 }

@@ -8,7 +8,13 @@ async function main(): Promise<void> {
   const upstream = await startFakeUpstream({ record: false, chunks, chunkDelayMs });
   process.stdout.write(`${JSON.stringify({ url: upstream.url })}\n`);
   const stop = () => {
-    void upstream.close().then(() => process.exit(0));
+    upstream.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(`fake upstream failed to close: ${err instanceof Error ? err.message : String(err)}\n`);
+        process.exit(1);
+      },
+    );
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

@@ -1,11 +1,12 @@
 import type { Settings } from './cli';
 import type { Check } from './ledger-check';
-import type { RunResult } from './report';
+import type { RssReading, RunResult } from './report';
 import { formatNumber } from './stats';
 
 /** The issue's targets, each met or missed, judged on the last run (RSS growth across runs). */
 export function goalChecks(runs: RunResult[], settings: Settings): Check[] {
-  const last = runs[runs.length - 1];
+  const last = runs.at(-1);
+  if (!last) return [];
   const edge = last.targets.find((t) => t.target === 'edge');
   const direct = last.targets.find((t) => t.target === 'upstream');
   const checks: Check[] = [];
@@ -37,16 +38,17 @@ export function goalChecks(runs: RunResult[], settings: Settings): Check[] {
     const burst = edge.streamBurst.firstByte.p50 - direct.streamBurst.firstByte.p50;
     checks.push({ ok: burst <= 3, line: `edge, ${settings.streams} streams requested at once: first byte +${formatNumber(burst)} ms at the median (<= 3)` });
   }
-  const services = last.rss.filter((r) => r.name !== 'fake upstream' && r.mb !== undefined);
+  const services = last.rss.filter((r): r is RssReading & { mb: number } => r.name !== 'fake upstream' && r.mb !== undefined);
   if (services.length > 0) {
-    const largest = services.reduce((a, b) => (b.mb! > a.mb! ? b : a));
-    checks.push({ ok: largest.mb! < 150, line: `largest service RSS after the run: ${largest.name} ${formatNumber(largest.mb, 1)} MB (< 150)` });
+    const largest = services.reduce((a, b) => (b.mb > a.mb ? b : a));
+    checks.push({ ok: largest.mb < 150, line: `largest service RSS after the run: ${largest.name} ${formatNumber(largest.mb, 1)} MB (< 150)` });
   }
-  if (runs.length >= 3 && services.length > 0) {
-    // The first run includes start-up growth (JIT, pools, caches): growth is judged from run 2 on.
+  // The first run includes start-up growth (JIT, pools, caches): growth is judged from run 2 on.
+  const second = runs[1];
+  if (second && runs.length >= 3 && services.length > 0) {
     const grown = services.map((reading) => ({
       name: reading.name,
-      delta: reading.mb! - (runs[1].rss.find((r) => r.name === reading.name)?.mb ?? reading.mb!),
+      delta: reading.mb - (second.rss.find((r) => r.name === reading.name)?.mb ?? reading.mb),
     }));
     const worst = grown.reduce((a, b) => (b.delta > a.delta ? b : a));
     checks.push({ ok: worst.delta <= 10, line: `RSS growth from run 2 to run ${runs.length}: at most ${formatNumber(worst.delta, 1)} MB (${worst.name}; <= 10)` });

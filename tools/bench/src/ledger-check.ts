@@ -24,6 +24,7 @@ async function totalsOf(prisma: PrismaClient, userId: number): Promise<Totals> {
       (SELECT used_quota FROM users WHERE id = ${userId}) AS "userUsed",
       (SELECT request_count FROM users WHERE id = ${userId}) AS "userRequests",
       (SELECT COALESCE(SUM(used_quota), 0) FROM tokens WHERE user_id = ${userId})::bigint AS "tokenUsed"`;
+  if (!row) throw new Error('the ledger totals query returned no row');
   return row;
 }
 

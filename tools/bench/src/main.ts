@@ -101,7 +101,9 @@ async function main(): Promise<void> {
   // Ctrl-C mid-run still stops the services and drops the private database and Redis keys.
   const interrupted = () => {
     log('interrupted: cleaning up');
-    void release(subject).finally(() => process.exit(130));
+    release(subject)
+      .catch((err: unknown) => log(`cleanup failed: ${err instanceof Error ? err.message : String(err)}`))
+      .finally(() => process.exit(130));
   };
   process.once('SIGINT', interrupted);
   process.once('SIGTERM', interrupted);

@@ -55,7 +55,8 @@ export function cpuMsOfCommand(name: string): number {
 
 /** The machine's CPU time so far, in clock ticks: all of it, and what the hypervisor gave other guests (steal). */
 function machineTicks(): { total: number; steal: number } {
-  const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
+  const [cpuLine = ''] = readFileSync('/proc/stat', 'utf8').split('\n', 1);
+  const fields = cpuLine.trim().split(/\s+/).slice(1).map(Number);
   // user nice system idle iowait irq softirq steal (guest time is already in user)
   return { total: fields.slice(0, 8).reduce((sum, value) => sum + value, 0), steal: fields[7] ?? 0 };
 }

@@ -42,6 +42,12 @@ function sourceMapOf(file: string): SourceMap | null {
 }
 
 /** Where a frame's code lives, and the package it belongs to (ours, an npm package, Node, V8). */
+/** The package a path inside node_modules belongs to (`@scope/name` or `name`). */
+function packageOf(pathInModules: string): string {
+  const [first = '', second = ''] = pathInModules.split('/');
+  return first.startsWith('@') ? `${first}/${second}` : first;
+}
+
 export function locate(frame: ProfileNode['callFrame']): { location: string; group: string } {
   const { url, lineNumber, columnNumber } = frame;
   if (!url) return { location: '', group: frame.functionName.startsWith('(') ? frame.functionName : '(native)' };
@@ -50,9 +56,7 @@ export function locate(frame: ProfileNode['callFrame']): { location: string; gro
   const modules = file.lastIndexOf('node_modules/');
   if (modules !== -1) {
     const inside = file.slice(modules + 'node_modules/'.length);
-    const parts = inside.split('/');
-    const pkg = parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
-    return { location: `${inside}:${lineNumber + 1}`, group: pkg };
+    return { location: `${inside}:${lineNumber + 1}`, group: packageOf(inside) };
   }
   const map = file.endsWith('dist/index.js') ? sourceMapOf(file) : null;
   if (map) {
@@ -62,7 +66,7 @@ export function locate(frame: ProfileNode['callFrame']): { location: string; gro
       const modulesInSource = source.lastIndexOf('node_modules/');
       if (modulesInSource !== -1) {
         const inside = source.slice(modulesInSource + 'node_modules/'.length);
-        return { location: `${inside}:${(entry.originalLine ?? 0) + 1}`, group: inside.split('/')[0] };
+        return { location: `${inside}:${(entry.originalLine ?? 0) + 1}`, group: packageOf(inside) };
       }
       const path = relative(REPO_ROOT, source);
       return { location: `${path}:${(entry.originalLine ?? 0) + 1}`, group: path.split('/').slice(0, 2).join('/') };
@@ -76,9 +80,9 @@ function selfTimes(profile: CpuProfile): Map<number, number> {
   const times = new Map<number, number>();
   const { samples, timeDeltas } = profile;
   if (samples && timeDeltas) {
-    for (let i = 0; i < samples.length; i++) {
+    for (const [i, id] of samples.entries()) {
       const delta = timeDeltas[i + 1] ?? 0;
-      times.set(samples[i], (times.get(samples[i]) ?? 0) + delta / 1000);
+      times.set(id, (times.get(id) ?? 0) + delta / 1000);
     }
   } else {
     const hits = profile.nodes.reduce((sum, node) => sum + (node.hitCount ?? 0), 0);

@@ -10,13 +10,12 @@ export interface Summary {
 
 /** The p-th percentile (0..100) of ascending samples, interpolated between the two nearest ranks. */
 export function percentile(sorted: ArrayLike<number>, p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  if (p <= 0) return sorted[0];
-  if (p >= 100) return sorted[sorted.length - 1];
-  const rank = (p / 100) * (sorted.length - 1);
-  const lower = Math.floor(rank);
-  const upper = Math.ceil(rank);
-  return sorted[lower] + (sorted[upper] - sorted[lower]) * (rank - lower);
+  const rank = (Math.min(Math.max(p, 0), 100) / 100) * (sorted.length - 1);
+  const lower = sorted[Math.floor(rank)];
+  const upper = sorted[Math.ceil(rank)];
+  // Only an empty sample has no rank.
+  if (lower === undefined || upper === undefined) return Number.NaN;
+  return lower + (upper - lower) * (rank - Math.floor(rank));
 }
 
 export function summarize(samples: ArrayLike<number>): Summary {
@@ -29,7 +28,7 @@ export function summarize(samples: ArrayLike<number>): Summary {
     p50: percentile(sorted, 50),
     p90: percentile(sorted, 90),
     p99: percentile(sorted, 99),
-    max: sorted.length === 0 ? Number.NaN : sorted[sorted.length - 1],
+    max: sorted.at(-1) ?? Number.NaN,
   };
 }
 

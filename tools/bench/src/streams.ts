@@ -124,7 +124,11 @@ class StreamTally {
       this.totals.push(result.totalMs);
       this.merged += result.merged;
       this.chunks += result.chunkTimes.length;
-      for (let i = 1; i < result.chunkTimes.length; i++) this.gaps.push(result.chunkTimes[i] - result.chunkTimes[i - 1]);
+      let previous: number | undefined;
+      for (const time of result.chunkTimes) {
+        if (previous !== undefined) this.gaps.push(time - previous);
+        previous = time;
+      }
     } catch (err) {
       const kind = (err as { code?: string }).code ?? (err as Error).message;
       this.errorCounts.set(kind, (this.errorCounts.get(kind) ?? 0) + 1);

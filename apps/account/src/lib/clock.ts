@@ -1,4 +1,4 @@
-import type { AccountDeps } from '../app';
+import type { AccountDeps } from '../deps';
 
 /** Current time in ms, from the injected clock when there is one. */
 export function nowMs(deps: AccountDeps): number {

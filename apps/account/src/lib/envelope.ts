@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 
-/** Success envelope of CONTRACT 1.1. */
+/** Success envelope of docs/api.md 1.1. */
 export function sendData(res: Response, data: unknown = null): void {
   res.json({ success: true, message: '', data });
 }

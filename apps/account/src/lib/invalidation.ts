@@ -1,7 +1,7 @@
 import { describeError } from '@modelgate/http';
 import { publishCacheInvalidation } from '@modelgate/queue';
 import type { CacheInvalidation } from '@modelgate/schemas';
-import type { AccountDeps } from '../app';
+import type { AccountDeps } from '../deps';
 
 /**
  * Publishes a cache invalidation after a committed change; a Redis failure is logged, not returned:

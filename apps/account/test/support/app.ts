@@ -13,7 +13,8 @@ import {
 } from '@modelgate/testing';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
-import { type AccountDeps, createAccountApp } from '../../src/app';
+import { createAccountApp } from '../../src/app';
+import type { AccountDeps } from '../../src/deps';
 import { accountEnvSchema } from '../../src/env';
 import { createAccountMetrics } from '../../src/features/metrics/metrics';
 

@@ -1,6 +1,6 @@
 import type { Response } from 'supertest';
 
-/** Asserts the CONTRACT 1.1 failure envelope with its status and machine code. */
+/** Asserts the docs/api.md 1.1 failure envelope with its status and machine code. */
 export function expectFailure(res: Response, status: number, code: string, messagePattern?: RegExp): void {
   expect({ status: res.status, success: res.body.success, code: res.body.code }).toEqual({ status, success: false, code });
   expect(typeof res.body.message).toBe('string');

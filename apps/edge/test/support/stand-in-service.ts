@@ -53,7 +53,7 @@ export async function startStandIn(port = 0): Promise<StandInService> {
     },
   };
   const server = http.createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
+    const [path = '/'] = (req.url ?? '/').split('?', 1);
     const raw = rawRoutes.get(path);
     if (raw) {
       service.received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.alloc(0) });

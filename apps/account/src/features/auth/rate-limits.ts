@@ -1,8 +1,8 @@
 import { AppError } from '@modelgate/errors';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 
-/** Brute-force limits on the unauthenticated endpoints (CONTRACT 3.1), shared by every instance via Redis. */
+/** Brute-force limits on the unauthenticated endpoints (docs/api.md 3.1), shared by every instance via Redis. */
 export interface AuthRateLimits {
   /** Every login attempt from one IP. */
   loginByIp: RateLimiterRedis;

@@ -2,7 +2,7 @@ import { sha256Hex } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
 import { ROLE, USER_STATUS } from '@modelgate/schemas';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { findActiveUserById, findUserIdByAccessTokenHash } from '../users/repository';
 import { sessionStoreOf } from './sessions';
 
@@ -39,9 +39,9 @@ interface Caller {
 
 /** The caller by access token or by fully logged-in session; undefined when neither holds. */
 async function authenticatedCaller(deps: AccountDeps, req: Request, res: Response): Promise<Caller | undefined> {
-  const bearer = BEARER.exec(req.headers.authorization ?? '');
-  if (bearer) {
-    const userId = await findUserIdByAccessTokenHash(deps.prisma, hashAccessToken(bearer[1]));
+  const bearerToken = BEARER.exec(req.headers.authorization ?? '')?.[1];
+  if (bearerToken !== undefined) {
+    const userId = await findUserIdByAccessTokenHash(deps.prisma, hashAccessToken(bearerToken));
     return userId === undefined ? undefined : { userId };
   }
   const sessions = sessionStoreOf(deps);
@@ -53,7 +53,7 @@ async function authenticatedCaller(deps: AccountDeps, req: Request, res: Respons
 
 /**
  * Authenticates by `Authorization: Bearer <access token>` or the session cookie, enforces the
- * `New-Api-User` guard (CONTRACT 1.2), and reads role and status from the database on every call so a
+ * `New-Api-User` guard (docs/api.md 1.2), and reads role and status from the database on every call so a
  * disabled or demoted user loses access at once. 401 unauthenticated, 403 disabled or role too low.
  */
 export function requireUser(deps: AccountDeps, minRole: number = ROLE.user): RequestHandler {

@@ -1,7 +1,7 @@
 import { parseOrThrow } from '@modelgate/http';
 import { Router } from 'express';
 import { z } from 'zod';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { sendData } from '../../lib/envelope';
 import { codeBody } from '../two-factor/router';
 import { emailSchema, passwordSchema, usernameSchema } from '../users/fields';
@@ -19,7 +19,7 @@ const registerBody = z
 
 const loginBody = z.object({ username: z.string().min(1).max(100), password: z.string().min(1).max(128) }).strict();
 
-/** CONTRACT 3.1: registration, login (with the optional second step) and logout. */
+/** docs/api.md 3.1: registration, login (with the optional second step) and logout. */
 export function createAuthRouter(deps: AccountDeps): Router {
   const router = Router();
   router.post('/user/register', async (req, res) => {

@@ -2,7 +2,7 @@ import { changeBalance } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
 import { LOG_TYPE, readOptions, USER_STATUS } from '@modelgate/schemas';
 import type { Request, Response } from 'express';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { nowMs } from '../../lib/clock';
 import { isUniqueViolation } from '../../lib/db';
 import { randomAlphanumeric } from '../../lib/random';
@@ -31,7 +31,7 @@ export interface Registration {
 }
 
 /**
- * CONTRACT 3.1 registration: the new user's bonus (QuotaForNewUser, plus QuotaForInvitee when
+ * docs/api.md 3.1 registration: the new user's bonus (QuotaForNewUser, plus QuotaForInvitee when
  * invited) and the inviter's reward are booked in the same transaction as the user, with ledger rows.
  */
 export async function register(deps: AccountDeps, req: Request, input: Registration): Promise<{ id: number; username: string }> {

@@ -29,7 +29,7 @@ export interface Session {
 }
 
 /**
- * Server-side sessions in Redis (CONTRACT 1.2). The cookie carries a random id signed with
+ * Server-side sessions in Redis (docs/api.md 1.2). The cookie carries a random id signed with
  * SESSION_SECRET; Redis holds only a hash of the id, so reading Redis does not yield usable cookies.
  */
 export class SessionStore {

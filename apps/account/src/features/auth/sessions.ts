@@ -1,4 +1,4 @@
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { nowMs } from '../../lib/clock';
 import { SessionStore } from './session-store';
 

@@ -2,7 +2,7 @@ import { pageOf, parseOrThrow } from '@modelgate/http';
 import { CHANNEL_STATUS, CHANNEL_TYPE, isReservedName, parseModelMapping, RESERVED_NAME_MESSAGE, ROLE } from '@modelgate/schemas';
 import { Router } from 'express';
 import { z } from 'zod';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { sendData } from '../../lib/envelope';
 import { idParam } from '../../lib/params';
 import { requireUser } from '../auth/require-user';
@@ -60,7 +60,7 @@ const updateBody = z.object(channelFields).partial().extend({ id: channelId }).s
 const batchBody = z.object({ ids: z.array(channelId).min(1).max(1000) }).strict();
 const testQuery = z.object({ model: z.string().max(200).optional() });
 
-/** CONTRACT 3.3 channels (role >= 10). Responses never carry the channel key. */
+/** docs/api.md 3.3 channels (role >= 10). Responses never carry the channel key. */
 export function createChannelRouter(deps: AccountDeps): Router {
   const router = Router();
   router.use('/channel', requireUser(deps, ROLE.admin));

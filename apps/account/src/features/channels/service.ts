@@ -1,7 +1,7 @@
 import { type ChannelModel, decryptSecret, encryptSecret } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
 import { CHANNEL_STATUS, channelBaseUrl, type ChannelType, DEFAULT_CHANNEL_BASE_URL, isChannelType, parseModelMapping } from '@modelgate/schemas';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { nowMs, unixSeconds } from '../../lib/clock';
 import type { Page, PageRequest } from '../../lib/envelope';
 import { publishInvalidation } from '../../lib/invalidation';
@@ -138,7 +138,7 @@ function upstreamModel(channel: ChannelModel, requested: string): string {
   }
 }
 
-/** CONTRACT 3.3 channel test: one real minimal request; its time is recorded on the channel. */
+/** docs/api.md 3.3 channel test: one real minimal request; its time is recorded on the channel. */
 export async function runChannelTest(deps: AccountDeps, id: number, requestedModel: string | undefined) {
   const channel = await requireChannel(deps, id);
   const type = channel.type;

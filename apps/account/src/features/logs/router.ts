@@ -2,7 +2,7 @@ import { pageOf, parseOrThrow } from '@modelgate/http';
 import { LOG_TYPE, ROLE } from '@modelgate/schemas';
 import { Router } from 'express';
 import { z } from 'zod';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { sendData } from '../../lib/envelope';
 import { currentUser, requireUser } from '../auth/require-user';
 import type { LogFilter } from './repository';
@@ -34,7 +34,7 @@ function filterOf(query: Record<string, unknown>): LogFilter {
   };
 }
 
-/** CONTRACT 3.2 (own logs) and 3.3 (every user's logs, admins). */
+/** docs/api.md 3.2 (own logs) and 3.3 (every user's logs, admins). */
 export function createLogRouter(deps: AccountDeps): Router {
   const router = Router();
   router.get('/log/self', requireUser(deps), async (req, res) => {

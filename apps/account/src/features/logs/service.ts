@@ -1,4 +1,4 @@
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { unixSeconds } from '../../lib/clock';
 import type { Page, PageRequest } from '../../lib/envelope';
 import { findLogPage, type LogFilter, type LogRow } from './repository';

@@ -1,6 +1,6 @@
 import { AppError } from '@modelgate/errors';
 import { isOptionKey, normalizeOptionValue, OPTION_DEFINITIONS, OPTION_KEYS, type OptionKey, readOptionRows } from '@modelgate/schemas';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { publishInvalidation } from '../../lib/invalidation';
 import { insertMissingOptions, upsertOption } from './repository';
 

@@ -2,7 +2,7 @@ import { pageOf, parseOrThrow } from '@modelgate/http';
 import { ROLE, STRIPE_PROVIDER } from '@modelgate/schemas';
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { sendData } from '../../lib/envelope';
 import { jsonBody } from '../../lib/json-body';
 import { idParam } from '../../lib/params';
@@ -29,7 +29,7 @@ function checkoutUrls(req: Request) {
   return { successUrl: `${origin}/console/log`, cancelUrl: `${origin}/console/topup` };
 }
 
-/** Stripe top-ups (CONTRACT 3.2), the webhook intake (3.5) and the operator's view of the inbox. */
+/** Stripe top-ups (docs/api.md 3.2), the webhook intake (3.5) and the operator's view of the inbox. */
 export function createPaymentRouter(deps: AccountDeps): Router {
   const router = Router();
   // No session and no JSON parser: the signature covers the raw bytes.

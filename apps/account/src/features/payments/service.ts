@@ -3,7 +3,7 @@ import { AppError } from '@modelgate/errors';
 import { describeError } from '@modelgate/http';
 import { requeuePaymentWebhook, type RequeueOutcome } from '@modelgate/queue';
 import { readOptions, STRIPE_PROVIDER } from '@modelgate/schemas';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { unixSeconds } from '../../lib/clock';
 import type { Page, PageRequest } from '../../lib/envelope';
 import { randomAlphanumeric } from '../../lib/random';
@@ -41,9 +41,9 @@ export interface CheckoutUrls {
 }
 
 /**
- * CONTRACT 3.2 `POST /api/user/stripe/pay`: a pending top-up first (so the webhook always finds it),
+ * docs/api.md 3.2 `POST /api/user/stripe/pay`: a pending top-up first (so the webhook always finds it),
  * then the Checkout Session, whose id, amount_total and currency are kept with the top-up: the worker
- * credits only a payment of that session, amount and currency (CONTRACT 3.5). When Stripe fails the
+ * credits only a payment of that session, amount and currency (docs/api.md 3.5). When Stripe fails the
  * top-up ends `failed` and the user gets a 502.
  */
 export async function startStripeTopUp(deps: AccountDeps, userId: number, amount: number, urls: CheckoutUrls) {

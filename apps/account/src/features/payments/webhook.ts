@@ -3,7 +3,7 @@ import { enqueuePaymentWebhook, PROVIDER_EVENT_ID } from '@modelgate/queue';
 import { readOptions, STRIPE_PROVIDER } from '@modelgate/schemas';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import Stripe from 'stripe';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import type { AccountMetrics } from '../metrics/metrics';
 import { storeStripeEvent } from './repository';
 import { QUEUE_TIMEOUT_MS, withTimeout } from './service';
@@ -61,7 +61,7 @@ function verifyStripeSignature(body: Buffer, header: string, secret: string, now
 }
 
 /**
- * CONTRACT 3.5 `POST /api/stripe/webhook`. A verified event is stored in the inbox before the 200
+ * docs/api.md 3.5 `POST /api/stripe/webhook`. A verified event is stored in the inbox before the 200
  * (so it is never lost), then queued; if Redis is down the worker's sweeper queues it later.
  * A database failure answers 503 so that Stripe delivers again.
  */

@@ -1,12 +1,12 @@
 import { readOptions } from '@modelgate/schemas';
 import { Router } from 'express';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { sendData } from '../../lib/envelope';
 import packageJson from '../../../package.json';
 
 export const SYSTEM_NAME = 'Modelgate';
 
-/** CONTRACT 3.1 `GET /api/status`: public settings a client needs before logging in. */
+/** docs/api.md 3.1 `GET /api/status`: public settings a client needs before logging in. */
 export function createStatusRouter(deps: AccountDeps): Router {
   const router = Router();
   router.get('/status', async (_req, res) => {

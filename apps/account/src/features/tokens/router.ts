@@ -2,7 +2,7 @@ import { pageOf, parseOrThrow } from '@modelgate/http';
 import { TOKEN_STATUS } from '@modelgate/schemas';
 import { Router } from 'express';
 import { z } from 'zod';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { sendData } from '../../lib/envelope';
 import { idParam } from '../../lib/params';
 import { currentUser, requireUser } from '../auth/require-user';
@@ -31,7 +31,7 @@ const updateBody = z
   })
   .strict();
 
-/** CONTRACT 3.2 API keys, always scoped to their owner (another user's id is a 404). */
+/** docs/api.md 3.2 API keys, always scoped to their owner (another user's id is a 404). */
 export function createTokenRouter(deps: AccountDeps): Router {
   const router = Router();
   const user = requireUser(deps);

@@ -1,7 +1,7 @@
 import type { TokenModel } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
 import { effectiveTokenStatus, parseIpAllowList, readOptions, ROLE, TOKEN_STATUS } from '@modelgate/schemas';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { nowMs, unixSeconds } from '../../lib/clock';
 import type { Page, PageRequest } from '../../lib/envelope';
 import { publishInvalidation } from '../../lib/invalidation';

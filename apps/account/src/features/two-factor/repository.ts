@@ -57,7 +57,8 @@ export async function reserveAttempt(db: Db, userId: number, nowMs: number, maxF
            updated_at = ${at(nowMs)}
      WHERE user_id = ${userId} AND (locked_until IS NULL OR locked_until <= ${at(nowMs)})
      RETURNING failed_attempts`;
-  if (rows.length === 1) return { reserved: true, failedAttempts: Number(rows[0].failed_attempts) };
+  const [reserved] = rows;
+  if (reserved) return { reserved: true, failedAttempts: Number(reserved.failed_attempts) };
   const locked = await db.$queryRaw<{ locked_until_ms: number | null }[]>`
     SELECT (EXTRACT(EPOCH FROM locked_until AT TIME ZONE 'UTC') * 1000)::float8 AS locked_until_ms
       FROM two_factor WHERE user_id = ${userId}`;

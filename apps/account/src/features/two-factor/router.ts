@@ -1,14 +1,14 @@
 import { parseOrThrow } from '@modelgate/http';
 import { Router } from 'express';
 import { z } from 'zod';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { sendData } from '../../lib/envelope';
 import { currentUser, requireUser } from '../auth/require-user';
 import { disableTwoFactor, enableTwoFactor, renewBackupCodes, setupTwoFactor, twoFactorStatus } from './service';
 
 export const codeBody = z.object({ code: z.string().min(1).max(32) }).strict();
 
-/** CONTRACT 3.2, two-factor management for the logged-in user. */
+/** docs/api.md 3.2, two-factor management for the logged-in user. */
 export function createTwoFactorRouter(deps: AccountDeps): Router {
   const router = Router();
   const user = requireUser(deps);

@@ -1,6 +1,6 @@
 import { decryptSecret, encryptSecret } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { nowMs } from '../../lib/clock';
 import type { AuthenticatedUser } from '../auth/require-user';
 import {

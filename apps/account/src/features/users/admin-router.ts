@@ -2,7 +2,7 @@ import { pageOf, parseOrThrow } from '@modelgate/http';
 import { ROLE } from '@modelgate/schemas';
 import { Router } from 'express';
 import { z } from 'zod';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { sendData } from '../../lib/envelope';
 import { idParam } from '../../lib/params';
 import { currentUser, requireUser } from '../auth/require-user';
@@ -23,7 +23,7 @@ const adminUpdateBody = z
 
 const manageBody = z.object({ id: userId, action: z.enum(MANAGE_ACTIONS) }).strict();
 
-/** CONTRACT 3.3 users administration (role >= 10). Mounted after the self routes: `/user/:id` is a catch-all. */
+/** docs/api.md 3.3 users administration (role >= 10). Mounted after the self routes: `/user/:id` is a catch-all. */
 export function createUserAdminRouter(deps: AccountDeps): Router {
   const router = Router();
   const admin = requireUser(deps, ROLE.admin);

@@ -1,7 +1,7 @@
 import { changeBalance } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
 import { LOG_TYPE, ROLE, USER_STATUS } from '@modelgate/schemas';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { nowMs } from '../../lib/clock';
 import type { Page, PageRequest } from '../../lib/envelope';
 import { publishInvalidation } from '../../lib/invalidation';
@@ -11,7 +11,7 @@ import { adminUserView } from './views';
 
 type Target = { id: number; role: number };
 
-/** CONTRACT 3.3: an admin acts only on users of a lower role; root on anyone but itself. */
+/** docs/api.md 3.3: an admin acts only on users of a lower role; root on anyone but itself. */
 function assertMayActOn(actor: AuthenticatedUser, target: Target): void {
   if (actor.role >= ROLE.root ? target.id === actor.id : target.role >= actor.role) {
     throw new AppError('forbidden', 'not allowed to manage this user');

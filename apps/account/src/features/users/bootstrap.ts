@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ROLE } from '@modelgate/schemas';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { isUniqueViolation } from '../../lib/db';
 import { randomAlphanumeric } from '../../lib/random';
 import { hashPassword } from '../auth/passwords';
@@ -10,7 +10,7 @@ import { hasRootUser, insertUser } from './repository';
 export type RootBootstrap = { created: false } | { created: true; username: string; generatedPassword?: string };
 
 /**
- * CONTRACT 1.2: when no root user exists, create ROOT_USERNAME with ROOT_PASSWORD, or with a
+ * docs/api.md 1.2: when no root user exists, create ROOT_USERNAME with ROOT_PASSWORD, or with a
  * generated password that is logged once (the only secret ever logged, so the operator can log in).
  * There is no default password.
  */

@@ -1,7 +1,7 @@
 import { parseOrThrow } from '@modelgate/http';
 import { Router } from 'express';
 import { z } from 'zod';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { sendData } from '../../lib/envelope';
 import { currentUser, requireUser } from '../auth/require-user';
 import { reissueSession } from '../auth/service';
@@ -19,7 +19,7 @@ const selfUpdateBody = z
 
 const affTransferBody = z.object({ quota: z.number().int().positive().max(Number.MAX_SAFE_INTEGER) }).strict();
 
-/** CONTRACT 3.2: the logged-in user's own account. */
+/** docs/api.md 3.2: the logged-in user's own account. */
 export function createSelfRouter(deps: AccountDeps): Router {
   const router = Router();
   const user = requireUser(deps);

@@ -1,7 +1,7 @@
 import { changeBalance } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
 import { LOG_TYPE, readOptions } from '@modelgate/schemas';
-import type { AccountDeps } from '../../app';
+import type { AccountDeps } from '../../deps';
 import { nowMs } from '../../lib/clock';
 import { isUniqueViolation } from '../../lib/db';
 import { publishInvalidation } from '../../lib/invalidation';
@@ -77,7 +77,7 @@ export async function getAffCode(deps: AccountDeps, userId: number): Promise<str
   return code;
 }
 
-/** CONTRACT 3.2: affiliate quota -> quota, at least QuotaPerUnit, never more than there is; one ledger row. */
+/** docs/api.md 3.2: affiliate quota -> quota, at least QuotaPerUnit, never more than there is; one ledger row. */
 export async function transferAffQuota(deps: AccountDeps, userId: number, amount: number, requestId: string) {
   const { QuotaPerUnit } = await readOptions(deps.prisma);
   if (amount < QuotaPerUnit) {

@@ -1,7 +1,7 @@
 import { unixSeconds } from '../../lib/clock';
 import type { UserProfile } from './repository';
 
-/** CONTRACT 3.2 `GET /api/user/self`. */
+/** docs/api.md 3.2 `GET /api/user/self`. */
 export function selfView(user: UserProfile) {
   return {
     ...loginView(user),
@@ -24,7 +24,7 @@ export function adminUserView(user: UserProfile) {
   return { ...selfView(user), remark: user.remark };
 }
 
-/** The data of a completed login (CONTRACT 3.1). */
+/** The data of a completed login (docs/api.md 3.1). */
 export function loginView(user: { id: number; username: string; displayName: string; role: number; status: number; group: string }) {
   return {
     id: user.id,

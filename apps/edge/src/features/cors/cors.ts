@@ -72,7 +72,7 @@ class FamilyCors {
 }
 
 /**
- * Browser access per CONTRACT 3.6. `/v1*` is called with keys, not cookies: any origin (or those
+ * Browser access per docs/api.md 3.6. `/v1*` is called with keys, not cookies: any origin (or those
  * CORS_ORIGINS names) may call it, with the headers the OpenAI, Anthropic and Google browser SDKs
  * send. `/api` uses the session cookie: only origins CORS_ORIGINS names explicitly may call it
  * cross-origin, with credentials; `*` never opens it.

@@ -5,12 +5,18 @@ import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client
 import type { FailureReason } from '../proxy/proxy-failures';
 import { ROUTE_FAMILIES, type RouteFamily, type UpstreamName } from '../proxy/upstreams';
 
-const UPSTREAMS: UpstreamName[] = ['relay', 'account'];
-const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
+type StatusClass = '1xx' | '2xx' | '3xx' | '4xx' | '5xx';
 
-/** Index into STATUS_CLASSES. */
-function statusClassIndex(status: number): number {
-  return Math.min(Math.max(Math.floor(status / 100), 1), 5) - 1;
+function statusClassOf(status: number): StatusClass {
+  if (status < 200) return '1xx';
+  if (status < 300) return '2xx';
+  if (status < 400) return '3xx';
+  if (status < 500) return '4xx';
+  return '5xx';
+}
+
+function perStatusClass<T>(make: (cls: StatusClass) => T): Record<StatusClass, T> {
+  return { '1xx': make('1xx'), '2xx': make('2xx'), '3xx': make('3xx'), '4xx': make('4xx'), '5xx': make('5xx') };
 }
 
 export interface EdgeMetrics {
@@ -50,22 +56,23 @@ export function createEdgeMetrics(options: { defaultMetrics: boolean }): EdgeMet
     registers: [registry],
   });
   // Children bound once: no label object is built per request.
-  const responseChildren = new Map(
-    UPSTREAMS.map((upstream) => [upstream, STATUS_CLASSES.map((cls) => responses.labels(upstream, cls))]),
-  );
+  const responseChildren: Record<UpstreamName, Record<StatusClass, Counter.Internal>> = {
+    relay: perStatusClass((cls) => responses.labels('relay', cls)),
+    account: perStatusClass((cls) => responses.labels('account', cls)),
+  };
   const durationChildren = Object.fromEntries(
-    ROUTE_FAMILIES.map((family) => [family, STATUS_CLASSES.map((cls) => duration.labels(family, cls))]),
-  ) as Record<RouteFamily, Histogram.Internal<'route' | 'status_class'>[]>;
+    ROUTE_FAMILIES.map((family) => [family, perStatusClass((cls) => duration.labels(family, cls))]),
+  ) as Record<RouteFamily, Record<StatusClass, Histogram.Internal<'route' | 'status_class'>>>;
   return {
     registry,
     countResponse(upstream, status) {
-      responseChildren.get(upstream)![statusClassIndex(status)].inc();
+      responseChildren[upstream][statusClassOf(status)].inc();
     },
     timeRequest(family, res) {
       const byClass = durationChildren[family];
       const started = performance.now();
       res.on('close', () => {
-        if (res.headersSent) byClass[statusClassIndex(res.statusCode)].observe((performance.now() - started) / 1000);
+        if (res.headersSent) byClass[statusClassOf(res.statusCode)].observe((performance.now() - started) / 1000);
       });
     },
     countFailure(upstream, reason) {

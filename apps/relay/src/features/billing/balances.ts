@@ -196,8 +196,7 @@ export class BalanceMirror {
 
   /** Retries in failure order; stops at the first that fails again (Redis still away), unless `last`. */
   private async retryPending(last: boolean): Promise<void> {
-    while (this.retries.length > 0) {
-      const pending = this.retries[0];
+    for (let pending = this.retries[0]; pending; pending = this.retries[0]) {
       try {
         await pending.run();
       } catch (err) {

@@ -19,7 +19,7 @@ export interface LedgerWriterOptions {
   batchSize: number;
   /**
    * Written charges took these limited keys to 0: every relay instance must re-read them, so their
-   * next request gets 401 before any other check (CONTRACT 1.3).
+   * next request gets 401 before any other check (docs/api.md 1.3).
    */
   onKeysDrained: (tokenIds: number[]) => Promise<unknown>;
 }
@@ -189,13 +189,14 @@ export class LedgerWriter {
    * every later charge.
    */
   private async refused(batchId: string, entries: LedgerEntry[], err: unknown): Promise<void> {
-    if (entries.length > 1) {
+    const [entry, ...others] = entries;
+    if (entry === undefined) return;
+    if (others.length > 0) {
       await this.redis.mgRequeueBatch(this.keys.queue, this.keys.processing, this.keys.batch, batchId);
       this.isolating = entries.length;
       this.logger.warn({ entries: entries.length, err: describeError(err) }, 'ledger batch refused; writing its entries one by one');
       return;
     }
-    const [entry] = entries;
     const pending: (string | number)[] = [this.keys.user(entry.userId), -entry.quota];
     if (entry.limitedToken) pending.push(this.keys.token(entry.tokenId), -entry.quota);
     await this.redis.mgDeadLetterBatch(this.keys.processing, this.keys.batch, this.keys.deadLetters, batchId, ...pending);

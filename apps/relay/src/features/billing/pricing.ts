@@ -9,7 +9,7 @@ export interface Price {
 }
 
 /**
- * 400 `model_price_error` when the model has no ModelRatio (CONTRACT 1.3). The ratio maps are Maps:
+ * 400 `model_price_error` when the model has no ModelRatio (docs/api.md 1.3). The ratio maps are Maps:
  * a model or group named `constructor` finds its own entry or none, never an inherited member.
  */
 export function priceFor(options: OptionValues, model: string, group: string): Price {
@@ -23,7 +23,7 @@ export function priceFor(options: OptionValues, model: string, group: string): P
 }
 
 /**
- * CONTRACT 2.5: round((prompt + completion x CompletionRatio) x ModelRatio x GroupRatio), at least 1
+ * docs/api.md 2.5: round((prompt + completion x CompletionRatio) x ModelRatio x GroupRatio), at least 1
  * when any token was used, 0 when none was.
  */
 export function chargeFor(price: Price, promptTokens: number, completionTokens: number): number {

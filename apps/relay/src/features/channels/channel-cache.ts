@@ -4,7 +4,7 @@ import type { Logger } from '@modelgate/logger';
 import { CHANNEL_STATUS, CHANNEL_TYPE, channelBaseUrl, type ChannelType, isChannelType, parseModelMapping } from '@modelgate/schemas';
 import type { ChannelRepository, ChannelRow } from './repository';
 
-/** Which upstream dialect a channel speaks (CONTRACT 3.3: type 1 OpenAI-compatible, 24 Gemini). */
+/** Which upstream dialect a channel speaks (docs/api.md 3.3: type 1 OpenAI-compatible, 24 Gemini). */
 export type ChannelKind = 'openai' | 'gemini';
 
 const KIND_BY_TYPE: Record<ChannelType, ChannelKind> = { [CHANNEL_TYPE.openai]: 'openai', [CHANNEL_TYPE.gemini]: 'gemini' };
@@ -52,7 +52,7 @@ function routeKey(kind: ChannelKind, group: string, model: string): string {
   return `${kind}\u0000${group}\u0000${model}`;
 }
 
-/** The channels one request may try, in routing order (CONTRACT 2.4). */
+/** The channels one request may try, in routing order (docs/api.md 2.4). */
 export class ChannelPlan {
   private readonly tried = new Set<number>();
 
@@ -69,7 +69,8 @@ export class ChannelPlan {
     const now = Date.now();
     for (const tier of this.tiers) {
       const ready = tier.filter((c) => this.usable(c) && (this.coolingUntil.get(c.id) ?? 0) <= now);
-      if (ready.length > 0) return this.take(pickByWeight(ready));
+      const picked = pickByWeight(ready);
+      if (picked) return this.take(picked);
     }
     let soonest: ChannelRecord | undefined;
     for (const tier of this.tiers) {
@@ -91,7 +92,8 @@ export class ChannelPlan {
   }
 }
 
-function pickByWeight(channels: ChannelRecord[]): ChannelRecord {
+/** Undefined only for an empty list. */
+function pickByWeight(channels: ChannelRecord[]): ChannelRecord | undefined {
   if (channels.length === 1) return channels[0];
   const total = channels.reduce((sum, c) => sum + Math.max(0, c.weight), 0);
   if (total === 0) return channels[Math.floor(Math.random() * channels.length)];
@@ -100,7 +102,7 @@ function pickByWeight(channels: ChannelRecord[]): ChannelRecord {
     point -= Math.max(0, channel.weight);
     if (point < 0) return channel;
   }
-  return channels[channels.length - 1];
+  return channels.at(-1);
 }
 
 /**

@@ -11,7 +11,7 @@ import { choiceTexts, completeUsage } from './usage';
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 
-/** `POST /v1/completions` through an OpenAI-compatible channel (CONTRACT 2.1). */
+/** `POST /v1/completions` through an OpenAI-compatible channel (docs/api.md 2.1). */
 export class CompletionCall implements RelayCall {
   readonly kind = 'openai' as const;
   readonly model: string;

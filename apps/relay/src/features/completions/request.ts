@@ -5,7 +5,7 @@ import { countPromptTextTokens, estimateTextTokens } from '../relay/tokens';
 
 const tokenIds = z.array(z.number().int().min(0));
 
-/** CONTRACT 2.1; other fields are not checked and are forwarded untouched. */
+/** docs/api.md 2.1; other fields are not checked and are forwarded untouched. */
 const completionRequestSchema = z.looseObject({
   model: z.string().min(1),
   prompt: z.union([z.string(), z.array(z.string()), tokenIds, z.array(tokenIds)]),
@@ -52,7 +52,7 @@ function promptCount(prompt: CompletionRequest['prompt']): number {
   return typeof prompt[0] === 'number' ? 1 : prompt.length;
 }
 
-/** The reservation's token estimate (CONTRACT 2.5): prompt + max_tokens (default 4096) per completion. */
+/** The reservation's token estimate (docs/api.md 2.5): prompt + max_tokens (default 4096) per completion. */
 export function estimateCompletion(body: CompletionRequest): { promptTokens: number; completionTokens: number } {
   const perCompletion = body.max_tokens ?? DEFAULT_MAX_TOKENS;
   return { promptTokens: promptTokensOf(body.prompt, estimateTextTokens), completionTokens: perCompletion * (body.n ?? 1) * promptCount(body.prompt) };

@@ -6,7 +6,7 @@ import type { RelayService } from '../relay/service';
 import { CompletionCall } from './call';
 import { parseCompletionRequest } from './request';
 
-/** `POST /v1/completions` (CONTRACT 2.1), served directly (see direct-routes). */
+/** `POST /v1/completions` (docs/api.md 2.1), served directly (see direct-routes). */
 export function completionsRoute(keys: KeyCache, relay: RelayService, maxBodyMb: number): DirectRoute {
   return {
     method: 'POST',

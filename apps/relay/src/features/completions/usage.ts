@@ -1,6 +1,6 @@
 import { reportedTokenCount } from '../relay/tokens';
 
-/** OpenAI `usage` as CONTRACT 2.1 requires it: every count present, details included. */
+/** OpenAI `usage` as docs/api.md 2.1 requires it: every count present, details included. */
 export interface CompletionUsage {
   prompt_tokens: number;
   completion_tokens: number;

@@ -16,7 +16,7 @@ interface UsageMetadata {
 }
 
 /**
- * TTS audio and thinking are output: `candidatesTokenCount` + `thoughtsTokenCount` (CONTRACT 2.5).
+ * TTS audio and thinking are output: `candidatesTokenCount` + `thoughtsTokenCount` (docs/api.md 2.5).
  * Without metadata, or with counts that are not believable, our own counts are charged: the
  * prompt and the delivered text, tokenized.
  */
@@ -42,7 +42,7 @@ function collectTexts(response: { candidates?: unknown }, into: string[]): void 
 
 const JSON_CONTENT_TYPE = 'application/json; charset=UTF-8';
 
-/** Gemini `generateContent` / `streamGenerateContent` through a Gemini channel (CONTRACT 2.3). */
+/** Gemini `generateContent` / `streamGenerateContent` through a Gemini channel (docs/api.md 2.3). */
 export class GeminiCall implements RelayCall {
   readonly kind = 'gemini' as const;
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { parseJsonObject } from '../relay/json-body';
 import { countPromptTextTokens, estimateTextTokens } from '../relay/tokens';
 
-/** CONTRACT 2.3: `contents` is required; everything else is Google's business and forwarded as is. */
+/** docs/api.md 2.3: `contents` is required; everything else is Google's business and forwarded as is. */
 const generateContentSchema = z.looseObject({
   contents: z.array(z.unknown()).min(1),
   generationConfig: z

@@ -30,7 +30,7 @@ function routeLabel(path: string, params: Record<string, string>): string {
 }
 
 /**
- * Gemini native operations (CONTRACT 2.3) under `/v1beta/models/...` and, as the Google GenAI SDK
+ * Gemini native operations (docs/api.md 2.3) under `/v1beta/models/...` and, as the Google GenAI SDK
  * calls them by default, `/v1/models/...`; served directly (see direct-routes).
  */
 export function geminiRoute(keys: KeyCache, relay: RelayService, maxBodyMb: number): DirectRoute {
@@ -38,8 +38,8 @@ export function geminiRoute(keys: KeyCache, relay: RelayService, maxBodyMb: numb
     method: 'POST',
     label: routeLabel,
     match(path) {
-      const found = TARGET_PATH.exec(path);
-      return found ? { target: decodeParam(found[1]) } : undefined;
+      const target = TARGET_PATH.exec(path)?.[1];
+      return target === undefined ? undefined : { target: decodeParam(target) };
     },
     handlers: [
       authenticate(keys, 'google'),

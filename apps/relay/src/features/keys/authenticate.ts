@@ -64,7 +64,7 @@ function check(resolved: { key: KeyRecord; user: UserRecord } | null): AuthConte
   return { key, user, group: key.group || user.group };
 }
 
-/** First check of every relay route (CONTRACT 1.3): a valid, enabled, funded key of an enabled user. */
+/** First check of every relay route (docs/api.md 1.3): a valid, enabled, funded key of an enabled user. */
 export function authenticate(cache: KeyCache, dialect: 'openai' | 'google') {
   return (req: KeyRequest, res: WithLocals, next: (err?: unknown) => void): void => {
     const key = extractKey(req, dialect);
@@ -92,7 +92,7 @@ export function authenticate(cache: KeyCache, dialect: 'openai' | 'google') {
   };
 }
 
-/** The key's model and IP allow-lists (checked after the body, CONTRACT 1.3). */
+/** The key's model and IP allow-lists (checked after the body, docs/api.md 1.3). */
 export function checkAllowLists(auth: AuthContext, model: string, clientIp: string | undefined): void {
   if (auth.key.modelLimits && !auth.key.modelLimits.has(model)) {
     throw new AppError('model_not_allowed', `this API key may not use model ${model}`);

@@ -144,7 +144,7 @@ export class KeyCache {
 
   /**
    * Settlement took a limited key's balance to 0: its next request must get 401 before any other
-   * check (CONTRACT 1.3), not wait for the periodic re-read of `remain_quota`. A top-up or edit of
+   * check (docs/api.md 1.3), not wait for the periodic re-read of `remain_quota`. A top-up or edit of
    * the key arrives as an invalidation and re-reads it.
    */
   markExhausted(tokenId: number): void {

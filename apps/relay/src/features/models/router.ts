@@ -19,16 +19,15 @@ function usableModels(channels: ChannelCache, auth: AuthContext, clientIp: strin
     .sort(([a], [b]) => a.localeCompare(b));
 }
 
-/** `GET /v1/models` (CONTRACT 2.2) and Gemini's `GET /v1beta/models`. */
+/** `GET /v1/models` (docs/api.md 2.2) and Gemini's `GET /v1beta/models`. */
 export function modelsRouter(keys: KeyCache, channels: ChannelCache): Router {
   const router = Router();
   router.get('/v1/models', authenticate(keys, 'openai'), (req, res) => {
-    const data = usableModels(channels, authContextOf(res), req.ip).map(([id, kinds]) => ({
-      id,
-      object: 'model',
-      created: MODEL_CREATED,
-      owned_by: OWNER[[...kinds][0]],
-    }));
+    const data = usableModels(channels, authContextOf(res), req.ip).map(([id, kinds]) => {
+      // The kind of the first channel listed serving the model (every model has at least one).
+      const [firstKind = 'openai'] = kinds;
+      return { id, object: 'model', created: MODEL_CREATED, owned_by: OWNER[firstKind] };
+    });
     res.json({ object: 'list', data });
   });
   router.get('/v1beta/models', authenticate(keys, 'google'), (req, res) => {

@@ -7,7 +7,7 @@ const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 /**
  * Reads the body as bytes (after the key check), up to MAX_REQUEST_BODY_MB: the relay parses it
- * once itself and, where the contract says so, forwards these exact bytes. A declared length over
+ * once itself and, where docs/api.md says so (2.3), forwards these exact bytes. A declared length over
  * the limit is refused unread (the error answer drains the body within bounds, see `sendError`).
  */
 export function rawBody(maxBodyMb: number): (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void {

@@ -1,6 +1,6 @@
 import { AppError } from '@modelgate/errors';
 
-/** A request body that must be a JSON object (CONTRACT 1.3: otherwise 400 invalid_json). */
+/** A request body that must be a JSON object (docs/api.md 1.3: otherwise 400 invalid_json). */
 export function parseJsonObject(raw: Buffer): Record<string, unknown> {
   let body: unknown;
   try {

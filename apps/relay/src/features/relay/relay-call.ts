@@ -48,7 +48,7 @@ export interface RelayCall {
   /** The model the client asked for (prices, allow-lists, routing, what the client sees). */
   model: string;
   stream: boolean;
-  /** Reserved before the call (CONTRACT 2.5). */
+  /** Reserved before the call (docs/api.md 2.5). */
   estimate: Usage;
   /** The prompt's tokens as charged when the upstream reports none (tokenized only then). */
   promptTokens(): number;

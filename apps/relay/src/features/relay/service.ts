@@ -45,7 +45,7 @@ interface CallTrace {
 const EMPTY = Buffer.alloc(0);
 
 /**
- * The pipeline every relayed call goes through (CONTRACT 1.3 order): allow-lists, channel, price,
+ * The pipeline every relayed call goes through (docs/api.md 1.3 order): allow-lists, channel, price,
  * reservation, upstream attempts with retries, then settlement of the actual charge.
  */
 export class RelayService {

@@ -56,7 +56,7 @@ export function disablingReason(
   return undefined;
 }
 
-/** A non-2xx upstream answer, relayed to the client in its dialect (CONTRACT 1.3). */
+/** A non-2xx upstream answer, relayed to the client in its dialect (docs/api.md 1.3). */
 export class UpstreamHttpError extends Error {
   constructor(
     readonly status: number,

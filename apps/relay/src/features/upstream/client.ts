@@ -95,6 +95,7 @@ export async function readBody(response: UpstreamResponse, signal: AbortSignal):
   } catch (err) {
     throw classifyUpstreamError(err, signal);
   }
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+  const [only] = chunks;
+  return only && chunks.length === 1 ? only : Buffer.concat(chunks);
 }
 

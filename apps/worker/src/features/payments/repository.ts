@@ -34,8 +34,9 @@ export function withLockedEvent<T>(
   return prisma.$transaction(async (tx) => {
     const rows = await tx.$queryRaw<{ status: string }[]>`
       SELECT status FROM payment_events WHERE id = ${eventRowId} FOR UPDATE`;
-    if (rows.length === 0) throw new Error(`payment event ${eventRowId} vanished`);
-    return fn(tx, rows[0].status);
+    const [row] = rows;
+    if (!row) throw new Error(`payment event ${eventRowId} vanished`);
+    return fn(tx, row.status);
   }, { timeout: 15_000, maxWait: 10_000 });
 }
 

@@ -45,10 +45,11 @@ export type PaymentAction =
   | { kind: 'ignore'; reason: string }
   | { kind: 'reject'; reason: RejectionReason; note: string };
 
-const CLOSING_TYPES: Record<string, 'failed' | 'expired'> = {
-  'checkout.session.async_payment_failed': 'failed',
-  'checkout.session.expired': 'expired',
-};
+/** A Map, not an object: an event type such as `constructor` must not find an inherited entry. */
+const CLOSING_STATUSES = new Map<string, 'failed' | 'expired'>([
+  ['checkout.session.async_payment_failed', 'failed'],
+  ['checkout.session.expired', 'expired'],
+]);
 
 function parseJson(text: string): unknown {
   try {
@@ -58,13 +59,14 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** Maps an event (the raw body Stripe signed) to the action it calls for (CONTRACT 3.5). */
+/** Maps an event (the raw body Stripe signed) to the action it calls for (docs/api.md 3.5). */
 export function actionForStripeEvent(payload: string): PaymentAction {
   const event = stripeEventSchema.safeParse(parseJson(payload));
   if (!event.success) return { kind: 'reject', reason: 'invalid_event', note: 'payload is not a Stripe event' };
   const { type } = event.data;
   const credits = type === 'checkout.session.completed' || type === 'checkout.session.async_payment_succeeded';
-  if (!credits && !(type in CLOSING_TYPES)) return { kind: 'ignore', reason: `event type ${type} is not handled` };
+  const closingStatus = CLOSING_STATUSES.get(type);
+  if (!credits && !closingStatus) return { kind: 'ignore', reason: `event type ${type} is not handled` };
 
   const session = checkoutSessionSchema.safeParse(event.data.data.object);
   if (!session.success) return { kind: 'reject', reason: 'invalid_event', note: `${type} without a checkout session` };
@@ -72,7 +74,7 @@ export function actionForStripeEvent(payload: string): PaymentAction {
   if (!tradeNo) return { kind: 'reject', reason: 'invalid_event', note: `checkout session ${session.data.id} has no client_reference_id` };
   const sessionId = session.data.id;
 
-  if (!credits) return { kind: 'close', status: CLOSING_TYPES[type], tradeNo, sessionId };
+  if (closingStatus) return { kind: 'close', status: closingStatus, tradeNo, sessionId };
   // A completed session paid by a delayed method (bank debit) is not paid yet: async_payment_succeeded follows.
   if (type === 'checkout.session.completed' && session.data.payment_status !== 'paid') {
     return { kind: 'ignore', reason: `payment_status is ${session.data.payment_status ?? 'missing'}: waiting for the async payment` };
@@ -97,7 +99,7 @@ export interface KeptSession {
 }
 
 /**
- * Why a paid session must not be credited to the top-up it names, if it must not (CONTRACT 3.5):
+ * Why a paid session must not be credited to the top-up it names, if it must not (docs/api.md 3.5):
  * it has to be the session created for the top-up, for the same amount_total and currency.
  */
 export function paymentMismatch(kept: KeptSession, paid: PaidSession): { reason: RejectionReason; note: string } | undefined {
