@@ -2,7 +2,8 @@
 // failing during settlement or release (docs/api.md 2.5: every charge written once, no hold leaked).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { redisPrefix } from '@modelgate/testing';
+import { createTestRedis, redisPrefix } from '@modelgate/testing';
+import type { Redis } from 'ioredis';
 import type { LedgerEntry } from '../src/features/billing/ledger-entry';
 import type { BillingRedis } from '../src/features/billing/redis-scripts';
 import { consumeLogs, createCustomer, type Customer, eventually, expectLedgerInvariant, harness, ledgerEntry, MODEL, openAiChannel, openAiClient, relaySuite, resetSuite, setUnitPrices, startRelay, upstream } from './harness';
@@ -105,14 +106,52 @@ describe('a ledger entry PostgreSQL refuses', () => {
 });
 
 describe('Redis failing while a call settles', () => {
-  /** Makes the next call of a billing script fail once; `afterRunning`: it ran, only the reply was lost. */
-  function failOnce(redis: BillingRedis, script: 'mgSettle' | 'mgRelease', afterRunning: boolean): void {
-    const scripts = redis as unknown as Record<typeof script, (...args: unknown[]) => Promise<unknown>>;
+  type FailingScript = 'mgSettle' | 'mgRelease';
+  type ScriptCommand = (this: unknown, ...args: unknown[]) => Promise<unknown>;
+
+  /**
+   * Makes the next call of a billing script on the client fail once (`afterRunning`: it ran, only the
+   * reply was lost); resolves when that call is made. ioredis copies a client's script commands into
+   * each auto-pipeline it opens and queues a script by calling the pipeline's copy, so in a pipeline
+   * opened while the failure is armed the copy must queue like the original. (Queueing nothing leaves
+   * the pipeline a caller without a reply: ioredis then throws "results[i] is not iterable" from a
+   * timer and never answers the pipeline's other callers, which failed this file under load.)
+   */
+  function failOnce(redis: BillingRedis, script: FailingScript, afterRunning: boolean): Promise<void> {
+    const scripts = redis as unknown as Record<FailingScript, ScriptCommand>;
     const original = scripts[script];
-    scripts[script] = async (...args: unknown[]) => {
-      scripts[script] = original;
-      if (afterRunning) await original.apply(redis, args);
-      throw new Error('Connection is closed.');
+    return new Promise((called) => {
+      scripts[script] = function (this: unknown, ...args: unknown[]) {
+        if (this !== redis) return original.apply(this, args);
+        scripts[script] = original;
+        called();
+        return (async () => {
+          if (afterRunning) await original.apply(redis, args);
+          throw new Error('Connection is closed.');
+        })();
+      };
+    });
+  }
+
+  /**
+   * What load does to the connection: Redis answers late, and the client's next commands gather in
+   * an auto-pipeline that stays open meanwhile. A BLPOP holds the connection (to be released well
+   * within the 2 s socket timeout); the command sent after it opens the waiting pipeline. Returns the
+   * release.
+   */
+  async function holdAutoPipelines(redis: Redis): Promise<() => Promise<void>> {
+    const key = `${prefix()}held`;
+    const blocked = redis.blpop(key, 0);
+    await new Promise((resolve) => setImmediate(resolve));
+    void redis.exists(key);
+    return async () => {
+      const other = createTestRedis();
+      try {
+        await other.lpush(key, 'go');
+      } finally {
+        other.disconnect();
+      }
+      await blocked;
     };
   }
 
@@ -128,8 +167,20 @@ describe('Redis failing while a call settles', () => {
 
   it.each([false, true])('retries a failed settlement and charges it exactly once (reply lost after running: %s)', async (afterRunning) => {
     const customer = await createCustomer(harness.prisma, { quota: 1_000, remainQuota: 500 });
-    failOnce(harness.redis as BillingRedis, 'mgSettle', afterRunning);
-    await openAiClient(harness, customer.key).completions.create(TEN_QUOTA_REQUEST);
+    // Streamed slowly (0.8 s): time to arm the failure between the reservation and the settlement.
+    upstream.setMode('ok', { chunks: 5, chunkDelayMs: 200 });
+    const call = (async () => {
+      const stream = await openAiClient(harness, customer.key).completions.create({ ...TEN_QUOTA_REQUEST, stream: true });
+      for await (const chunk of stream) void chunk;
+    })();
+    // Reserved (the upstream is answering): the failure is armed, and the settlement joins an
+    // auto-pipeline opened meanwhile, as under load.
+    await eventually(() => expect(upstream.requests).toHaveLength(1));
+    const settling = failOnce(harness.redis as BillingRedis, 'mgSettle', afterRunning);
+    const release = await holdAutoPipelines(harness.redis);
+    await settling;
+    await release();
+    await call;
     await eventually(async () => {
       await harness.relay.ledger.flush();
       expect(await consumeLogs(harness.prisma)).toHaveLength(1);
@@ -146,7 +197,7 @@ describe('Redis failing while a call settles', () => {
   it('retries a failed release, so the hold does not stay reserved', async () => {
     const customer = await createCustomer(harness.prisma, { quota: 10 });
     upstream.setMode('error500');
-    failOnce(harness.redis as BillingRedis, 'mgRelease', false);
+    void failOnce(harness.redis as BillingRedis, 'mgRelease', false);
     await expect(openAiClient(harness, customer.key).completions.create(TEN_QUOTA_REQUEST)).rejects.toMatchObject({ status: 502 });
     await eventually(async () => expect(await holds(customer)).toEqual([]));
     upstream.setMode('ok', { chunks: 5 });
@@ -159,7 +210,7 @@ describe('Redis failing while a call settles', () => {
     const second = await startRelay();
     try {
       await second.reloadCaches();
-      failOnce(second.redis as BillingRedis, 'mgSettle', false);
+      void failOnce(second.redis as BillingRedis, 'mgSettle', false);
       await openAiClient(second, customer.key).completions.create(TEN_QUOTA_REQUEST);
     } finally {
       await second.close();
