@@ -58,20 +58,26 @@ function generate(relay: RelayHarness, customer: Customer): Promise<Timed> {
   });
 }
 
-describe('with Redis down', () => {
-  let redis: ScratchRedis;
-  let relay: RelayHarness;
+/** A relay on this file's own Redis server, for one describe block (set up and torn down around it). */
+function relayOnScratchRedis(): { redis: ScratchRedis; relay: RelayHarness } {
+  const parts = {} as { redis: ScratchRedis; relay: RelayHarness };
   beforeAll(async () => {
-    redis = await startScratchRedis({ port: SCRATCH_REDIS_PORT });
-    relay = await startRelay({}, { redisUrl: redis.url });
-    await relay.reset();
+    parts.redis = await startScratchRedis({ port: SCRATCH_REDIS_PORT });
+    parts.relay = await startRelay({}, { redisUrl: parts.redis.url });
+    await parts.relay.reset();
   });
   afterAll(async () => {
-    await relay?.close();
-    await redis?.stop();
+    await parts.relay?.close();
+    await parts.redis?.stop();
   });
+  return parts;
+}
+
+describe('with Redis down', () => {
+  const scratch = relayOnScratchRedis();
 
   it('answers 503 in well under a second, in the caller dialect, and serves again once Redis is back', async () => {
+    const { relay, redis } = scratch;
     const customer = await withCustomer(relay);
     expect((await complete(relay, customer)).status).toBe(200);
     // Written before the outage: this Redis keeps nothing across its restart.
@@ -102,19 +108,10 @@ describe('with Redis down', () => {
 });
 
 describe('with Redis frozen (connected, never answering)', () => {
-  let redis: ScratchRedis;
-  let relay: RelayHarness;
-  beforeAll(async () => {
-    redis = await startScratchRedis({ port: SCRATCH_REDIS_PORT });
-    relay = await startRelay({}, { redisUrl: redis.url });
-    await relay.reset();
-  });
-  afterAll(async () => {
-    await relay?.close();
-    await redis?.stop();
-  });
+  const scratch = relayOnScratchRedis();
 
   it('gives up on the silent connection after 2 s, then answers 503 at once until Redis answers again', async () => {
+    const { relay, redis } = scratch;
     const customer = await withCustomer(relay);
     expect((await complete(relay, customer)).status).toBe(200);
     await relay.relay.ledger.flush();
