@@ -2,11 +2,11 @@
 // the account service's intake, the worker as its own process. A signed completed session whose
 // amount_total or currency differs from what Stripe answered at creation credits nothing: the
 // top-up ends failed with the reason, the admin sees it in the payment events, the worker counts it.
+import { ledgerMismatches } from '@modelgate/db';
 import { metricValue } from '@modelgate/http';
 import { createPaymentWebhookQueue, createProducerConnection } from '@modelgate/queue';
 import { redisPrefix, setOption, testRedisUrl } from '@modelgate/testing';
 import { checkoutEvent, type CheckoutEventInput, type FakeStripe, startFakeStripe } from '@modelgate/testing/fake-stripe';
-import { ledgerMismatches } from '@modelgate/testing/ledger';
 import { type ServiceProcess, startWorkerProcess, waitFor } from '@modelgate/testing/processes';
 import type { Express } from 'express';
 import { createAccountApp } from '../src/app';

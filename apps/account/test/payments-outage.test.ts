@@ -1,9 +1,9 @@
 // End to end through a Redis outage: the account service's webhook intake keeps answering 200
 // while Redis is down, and the worker (a real process) credits every payment once Redis is back.
+import { ledgerMismatches } from '@modelgate/db';
 import { createPaymentWebhookQueue, createProducerConnection } from '@modelgate/queue';
 import { redisPrefix, setOption } from '@modelgate/testing';
 import { checkoutEvent, type FakeStripe, startFakeStripe } from '@modelgate/testing/fake-stripe';
-import { ledgerMismatches } from '@modelgate/testing/ledger';
 import { type ScratchRedis, type ServiceProcess, startScratchRedis, startWorkerProcess, waitFor } from '@modelgate/testing/processes';
 import type { Express } from 'express';
 import { createAccountApp } from '../src/app';
