@@ -1,6 +1,7 @@
 // docker-compose.yml, statically (no Docker engine here): what a user running `docker compose up`
 // would notice if it were wrong.
 import {
+  cidrContains,
   durationMs,
   envFileKeys,
   environmentVariablesReadBy,
@@ -60,14 +61,6 @@ const passedThrough = (key: string, value: string) => value === `\${${key}:-}`;
 function networksOf(service: ComposeService): string[] {
   const networks = service.networks ?? ['default'];
   return (Array.isArray(networks) ? networks : Object.keys(networks)).sort();
-}
-
-/** In-range check for IPv4 CIDRs, enough for the compose subnet. */
-function inIpv4Range(address: string, cidr: string): boolean {
-  const number = (ip: string) => ip.split('.').reduce((sum, part) => sum * 256 + Number(part), 0);
-  const [network = '', bits] = cidr.split('/');
-  const size = 2 ** (32 - Number(bits));
-  return Math.floor(number(address) / size) === Math.floor(number(network) / size);
 }
 
 describe('docker-compose.yml', () => {
@@ -190,9 +183,9 @@ describe('docker-compose.yml: what each service is given and can reach', () => {
     const edgeNetworks = serviceNamed('edge').networks as Record<string, { ipv4_address?: string }>;
     expect(Object.keys(edgeNetworks)).toEqual(['edge-net']);
     const edgeAddress = edgeNetworks['edge-net']?.ipv4_address ?? '';
-    expect(inIpv4Range(edgeAddress, subnet?.subnet ?? '')).toBe(true);
+    expect(cidrContains(subnet?.subnet ?? '', edgeAddress)).toBe(true);
     // Addresses handed out to the other containers never include the edge's.
-    expect(inIpv4Range(edgeAddress, subnet?.ip_range ?? '')).toBe(false);
+    expect(cidrContains(subnet?.ip_range ?? '', edgeAddress)).toBe(false);
     for (const name of ['relay', 'account']) {
       expect(networksOf(serviceNamed(name))).toEqual(['default', 'edge-net']);
       expect(serviceNamed(name).environment?.TRUSTED_PROXIES).toBe(edgeAddress);

@@ -1,7 +1,7 @@
 // Evaluates rendered NetworkPolicies the way the Kubernetes API defines them, so a test can ask
 // "may A open a connection to B on this port?" instead of comparing YAML. An ipBlock is taken to
 // match any pod too (plugins differ on pod addresses in ipBlocks): the answers err towards "allowed".
-import { BlockList, isIP } from 'node:net';
+import { cidrContains } from './support';
 
 export interface LabelSelector {
   matchLabels?: Record<string, string>;
@@ -59,15 +59,7 @@ export function selects(selector: LabelSelector, labels: Record<string, string>)
 }
 
 function inBlock(cidr: string, except: string[], address: string): boolean {
-  const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-  const contains = (range: string) => {
-    const [network = '', bits] = range.split('/');
-    if ((isIP(network) === 6 ? 'ipv6' : 'ipv4') !== family) return false;
-    const list = new BlockList();
-    list.addSubnet(network, Number(bits), family);
-    return list.check(address, family);
-  };
-  return contains(cidr) && !except.some(contains);
+  return cidrContains(cidr, address) && !except.some((range) => cidrContains(range, address));
 }
 
 function peerMatches(peer: PolicyPeer, policyNamespace: string, endpoint: Endpoint): boolean {

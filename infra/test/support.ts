@@ -1,6 +1,8 @@
 // Readers shared by the static checks: repository files, YAML with compose-style merge keys, the
-// Dockerfile's stages, .dockerignore rules and the environment variables the services read.
+// Dockerfile's stages, .dockerignore rules and the environment variables the services read; and
+// the CIDR check of compose subnets and NetworkPolicy ipBlocks.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { BlockList, isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 
@@ -29,6 +31,16 @@ export function parseYamlDocuments<T = unknown>(text: string): T[] {
     if (doc.errors.length > 0) throw doc.errors[0];
     return doc.toJS() as T;
   });
+}
+
+/** Whether `address` is inside `cidr` (IPv4 or IPv6; an address of the other family never is). */
+export function cidrContains(cidr: string, address: string): boolean {
+  const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+  const [network = '', bits] = cidr.split('/');
+  if ((isIP(network) === 6 ? 'ipv6' : 'ipv4') !== family) return false;
+  const list = new BlockList();
+  list.addSubnet(network, Number(bits), family);
+  return list.check(address, family);
 }
 
 /** Docker duration ("75s", "1m30s", "500ms") in milliseconds. */

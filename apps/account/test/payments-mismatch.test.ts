@@ -2,18 +2,18 @@
 // the account service's intake, the worker as its own process. A signed completed session whose
 // amount_total or currency differs from what Stripe answered at creation credits nothing: the
 // top-up ends failed with the reason, the admin sees it in the payment events, the worker counts it.
+import { ledgerMismatches } from '@modelgate/db';
 import { metricValue } from '@modelgate/http';
 import { createPaymentWebhookQueue, createProducerConnection } from '@modelgate/queue';
 import { redisPrefix, setOption, testRedisUrl } from '@modelgate/testing';
-import { checkoutEvent, type CheckoutEventInput, type FakeStripe, startFakeStripe } from '@modelgate/testing/fake-stripe';
-import { ledgerMismatches } from '@modelgate/testing/ledger';
+import { type FakeStripe, startFakeStripe } from '@modelgate/testing/fake-stripe';
 import { type ServiceProcess, startWorkerProcess, waitFor } from '@modelgate/testing/processes';
 import type { Express } from 'express';
 import { createAccountApp } from '../src/app';
 import { createTestAccount, type TestAccount } from './support/app';
 import { expectOk } from './support/envelope';
-import { postStripeWebhook, startTopUp } from './support/stripe';
-import { type LoggedInUser, loggedInUser, ROLE } from './support/users';
+import { postStripeWebhook, startPaidTopUp } from './support/stripe';
+import { loggedInUser, ROLE } from './support/users';
 
 jest.setTimeout(60_000);
 
@@ -61,12 +61,6 @@ afterAll(async () => {
   await stripe?.close();
 });
 
-/** A top-up started through the API, and a paid `checkout.session.completed` of its session (as Stripe created it, unless `tampered`). */
-async function startPaidTopUp(user: LoggedInUser, amount: number, tampered: Partial<CheckoutEventInput> = {}) {
-  const { tradeNo, session } = await startTopUp(user, stripe, amount);
-  return { tradeNo, event: checkoutEvent({ type: 'checkout.session.completed', session, paymentStatus: 'paid', ...tampered }) };
-}
-
 async function deliverSigned(event: { payload: string }) {
   expect((await postStripeWebhook(app, event.payload, WEBHOOK_SECRET)).status).toBe(200);
 }
@@ -83,18 +77,18 @@ const topUp = (tradeNo: string) => account.prisma.topUp.findUniqueOrThrow({ wher
 test('amount_total 1 or currency jpy: nothing credited, top-up failed with the reason, shown to the admin, counted; the matching payment credits once', async () => {
   const payer = await loggedInUser(account);
   const admin = await loggedInUser(account, { role: ROLE.admin });
-  const cheap = await startPaidTopUp(payer, 4, { amountTotal: 1 });
-  const yen = await startPaidTopUp(payer, 4, { currency: 'jpy' });
-  const genuine = await startPaidTopUp(payer, 4);
+  const cheap = await startPaidTopUp(payer, stripe, 4, { amountTotal: 1 });
+  const yen = await startPaidTopUp(payer, stripe, 4, { currency: 'jpy' });
+  const genuine = await startPaidTopUp(payer, stripe, 4);
   expect(stripe.sessions.size).toBe(3);
   expect([...stripe.sessions.values()].map((s) => [s.amount_total, s.currency])).toEqual(Array(3).fill([500, 'usd']));
 
-  await deliverSigned(cheap.event);
-  await deliverSigned(yen.event);
+  await deliverSigned(cheap.paidEvent);
+  await deliverSigned(yen.paidEvent);
   // Stripe delivers at least once: the genuine payment arrives three times, two of them at once.
-  await deliverSigned(genuine.event);
-  await Promise.all([deliverSigned(genuine.event), deliverSigned(genuine.event)]);
-  const [cheapRow, yenRow, genuineRow] = await Promise.all([settled(cheap.event.id), settled(yen.event.id), settled(genuine.event.id)]);
+  await deliverSigned(genuine.paidEvent);
+  await Promise.all([deliverSigned(genuine.paidEvent), deliverSigned(genuine.paidEvent)]);
+  const [cheapRow, yenRow, genuineRow] = await Promise.all([settled(cheap.paidEvent.id), settled(yen.paidEvent.id), settled(genuine.paidEvent.id)]);
 
   expect(genuineRow.status).toBe('processed');
   expect(await topUp(genuine.tradeNo)).toMatchObject({ status: 'success', failureReason: null });

@@ -1,15 +1,15 @@
 // End to end through a Redis outage: the account service's webhook intake keeps answering 200
 // while Redis is down, and the worker (a real process) credits every payment once Redis is back.
+import { ledgerMismatches } from '@modelgate/db';
 import { createPaymentWebhookQueue, createProducerConnection } from '@modelgate/queue';
 import { redisPrefix, setOption } from '@modelgate/testing';
-import { checkoutEvent, type FakeStripe, startFakeStripe } from '@modelgate/testing/fake-stripe';
-import { ledgerMismatches } from '@modelgate/testing/ledger';
+import { type FakeStripe, startFakeStripe } from '@modelgate/testing/fake-stripe';
 import { type ScratchRedis, type ServiceProcess, startScratchRedis, startWorkerProcess, waitFor } from '@modelgate/testing/processes';
 import type { Express } from 'express';
 import { createAccountApp } from '../src/app';
 import { createTestAccount, type TestAccount } from './support/app';
-import { postStripeWebhook, startTopUp } from './support/stripe';
-import { type LoggedInUser, loggedInUser } from './support/users';
+import { postStripeWebhook, startPaidTopUp } from './support/stripe';
+import { loggedInUser } from './support/users';
 
 jest.setTimeout(90_000);
 
@@ -53,12 +53,6 @@ afterAll(async () => {
   await stripe?.close();
 });
 
-/** A top-up started through the API (a pending row and a session at the fake Stripe) and its paid event. */
-async function startPaidTopUp(user: LoggedInUser, amount: number) {
-  const { tradeNo, session } = await startTopUp(user, stripe, amount);
-  return { tradeNo, amount, paidEvent: checkoutEvent({ type: 'checkout.session.completed', session, paymentStatus: 'paid' }) };
-}
-
 function deliverWebhook(event: { payload: string }) {
   return postStripeWebhook(app, event.payload, WEBHOOK_SECRET);
 }
@@ -76,13 +70,13 @@ test('webhooks arriving while Redis is down are answered 200 and every payment i
   const bob = await loggedInUser(account);
 
   // Redis up: the usual path.
-  const first = await startPaidTopUp(alice, 2);
+  const first = await startPaidTopUp(alice, stripe, 2);
   expect((await deliverWebhook(first.paidEvent)).status).toBe(200);
   await waitFor(async () => (await topUpStatus(first.tradeNo)) === 'success', 'the first payment to be credited');
 
   // Redis down: the intake still answers 200 (quickly) and keeps the events.
   await redis.stop();
-  const during = [await startPaidTopUp(alice, 3), await startPaidTopUp(bob, 4), await startPaidTopUp(bob, 5)] as const;
+  const during = [await startPaidTopUp(alice, stripe, 3), await startPaidTopUp(bob, stripe, 4), await startPaidTopUp(bob, stripe, 5)] as const;
   for (const topUp of during) {
     const started = Date.now();
     const res = await deliverWebhook(topUp.paidEvent);

@@ -1,5 +1,5 @@
+import { ledgerMismatches } from '@modelgate/db';
 import { createUser, TEST_PASSWORD } from '@modelgate/testing';
-import { ledgerMismatches } from '@modelgate/testing/ledger';
 import request from 'supertest';
 import { createTestAccount } from './support/app';
 import { expectFailure, expectOk } from './support/envelope';

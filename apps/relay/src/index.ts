@@ -1,11 +1,11 @@
 import { assertMigrationsApplied, createPrismaClient, RELEASE_MIGRATIONS } from '@modelgate/db';
 import { exitOnBootFailure, runService } from '@modelgate/http';
 import { createLogger } from '@modelgate/logger';
-import { closeRedis, createServiceRedis } from '@modelgate/queue/connections';
+import { closeRedis } from '@modelgate/queue/connections';
 import { assertRedisDatabase } from '@modelgate/queue/redis-database';
 import { setFlagsFromString } from 'node:v8';
 import { loadRelayEnv } from './env';
-import { createRelay } from './relay';
+import { connectRelayRedis, createRelay } from './relay';
 
 /**
  * Under load most of what a call allocates lives a few scavenges and is promoted; V8's default
@@ -20,12 +20,7 @@ async function main() {
   const logger = createLogger({ service: 'relay', level: env.LOG_LEVEL });
   await assertMigrationsApplied(env.DATABASE_URL, RELEASE_MIGRATIONS);
   const prisma = createPrismaClient({ databaseUrl: env.DATABASE_URL, maxConnections: env.DATABASE_POOL_SIZE });
-  // Fails fast while Redis is away (503 at once, see createServiceRedis). Auto-pipelining: the
-  // reservations and settlements of concurrent calls issued in one event-loop turn travel as one
-  // write and one read, instead of a round trip (two syscalls) each.
-  const redis = createServiceRedis(env.REDIS_URL, { enableAutoPipelining: true, lazyConnect: true });
-  redis.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis error'));
-  await redis.connect();
+  const redis = await connectRelayRedis(env.REDIS_URL, (err) => logger.warn({ err: { message: err.message } }, 'redis error'));
   await assertRedisDatabase(redis);
   const relay = createRelay({ env, logger, prisma, redis });
   await relay.start();

@@ -1,3 +1,4 @@
+import { createServiceRedis } from '@modelgate/queue/connections';
 import { publishCacheInvalidation } from '@modelgate/queue/invalidation';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -22,6 +23,19 @@ import { RelayMetrics } from './features/metrics/metrics';
 import { OptionsCache } from './features/options/options-cache';
 import { RelayService } from './features/relay/service';
 import { UpstreamClient } from './features/upstream/client';
+
+/**
+ * The relay's Redis connection, once connected (rejects when Redis cannot be reached: the hot path
+ * needs it). It fails fast while Redis is away (503 at once, see createServiceRedis). Auto-pipelining:
+ * the reservations and settlements of concurrent calls issued in one event-loop turn travel as one
+ * write and one read, instead of a round trip (two syscalls) each.
+ */
+export async function connectRelayRedis(redisUrl: string, onError: (err: Error) => void): Promise<Redis> {
+  const redis = createServiceRedis(redisUrl, { enableAutoPipelining: true, lazyConnect: true });
+  redis.on('error', onError);
+  await redis.connect();
+  return redis;
+}
 
 export interface RelayInfra {
   env: RelayEnv;

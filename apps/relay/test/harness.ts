@@ -4,7 +4,6 @@ import type { AddressInfo } from 'node:net';
 import { parseEnv } from '@modelgate/config';
 import type { PrismaClient } from '@modelgate/db';
 import { listen } from '@modelgate/http';
-import { createServiceRedis } from '@modelgate/queue/connections';
 import { createLogger, type Logger } from '@modelgate/logger';
 import {
   createApiKey,
@@ -23,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import OpenAI from 'openai';
 import { relayEnvSchema } from '../src/env';
 import type { LedgerEntry } from '../src/features/billing/ledger-entry';
-import { createRelay, type Relay } from '../src/relay';
+import { connectRelayRedis, createRelay, type Relay } from '../src/relay';
 
 /** The relay requires 32+ characters; factories encrypt channel keys with the same variable. */
 process.env.CRYPTO_SECRET = 'relay-tests-crypto-secret-0123456789abcdef';
@@ -57,10 +56,8 @@ export async function startRelay(envOverrides: Record<string, string> = {}, opti
     ...envOverrides,
   });
   const prisma = createTestPrisma();
-  // Connected as index.ts connects it (fail-fast options included).
-  const redis = createServiceRedis(options.redisUrl ?? testRedisUrl(), { enableAutoPipelining: true, lazyConnect: true });
-  redis.on('error', () => undefined); // index.ts logs them; fault tests provoke them on purpose
-  await redis.connect();
+  // index.ts logs Redis errors; fault tests provoke them on purpose.
+  const redis = await connectRelayRedis(options.redisUrl ?? testRedisUrl(), () => undefined);
   const logger = options.logger ?? createLogger({ service: 'relay', level: 'silent' });
   const relay = createRelay({ env, logger, prisma, redis });
   await relay.start();

@@ -1,4 +1,4 @@
-import { createPrismaClient, type PrismaClient } from '@modelgate/db';
+import { createPrismaClient, ledgerMismatches, type PrismaClient } from '@modelgate/db';
 import { createLogger } from '@modelgate/logger';
 import {
   createPaymentWebhookQueue,
@@ -13,7 +13,6 @@ import {
 } from '@modelgate/queue';
 import { createTestPrisma, createTestRedis, createUser, redisPrefix, setOption, testDatabaseUrl, testRedisUrl } from '@modelgate/testing';
 import { checkoutEvent, type CheckoutEventInput } from '@modelgate/testing/fake-stripe';
-import { ledgerMismatches } from '@modelgate/testing/ledger';
 import { waitFor } from '@modelgate/testing/processes';
 import request from 'supertest';
 import { createWorkerApp } from '../src/app';

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { PrismaClient } from '@modelgate/db';
+import { ledgerMismatches, type PrismaClient } from '@modelgate/db';
 import {
   createPaymentWebhookQueue,
   createProducerConnection,
@@ -14,7 +14,6 @@ import {
 } from '@modelgate/queue';
 import { createTestPrisma, createUser, redisPrefix, setOption, testDatabaseUrl } from '@modelgate/testing';
 import { checkoutEvent } from '@modelgate/testing/fake-stripe';
-import { ledgerMismatches } from '@modelgate/testing/ledger';
 import { freePort, type ScratchRedis, type ServiceProcess, startScratchRedis, startWorkerProcess, waitFor } from '@modelgate/testing/processes';
 import { eventRow, pendingTopUp, QUOTA_PER_UNIT, quotaOf, sessionOf, storeEvent, topUpLogs } from './payment-fixtures';
 

@@ -57,12 +57,12 @@ describe('applyMigrations on a new database', () => {
 
   it('creates the missing database, then applies every migration and records it', async () => {
     expect(await ensureDatabase(url)).toBe(true);
-    const migrationNames = (await readdir(MIGRATIONS_DIR, { withFileTypes: true }))
+    const folder = (await readdir(MIGRATIONS_DIR, { withFileTypes: true }))
       .filter((entry) => entry.isDirectory())
       .map((entry) => entry.name)
       .sort();
 
-    expect(await applyMigrations(url)).toEqual(migrationNames);
+    expect(await applyMigrations(url)).toEqual(folder);
 
     const tables = await query<{ tablename: string }>(url, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'");
     expect(tables.map((row) => row.tablename).sort()).toEqual([...APPLICATION_TABLES, '_prisma_migrations'].sort());
@@ -73,7 +73,7 @@ describe('applyMigrations on a new database', () => {
       'SELECT migration_name, checksum, finished_at IS NOT NULL AS finished FROM _prisma_migrations ORDER BY migration_name',
     );
     const expected = await Promise.all(
-      migrationNames.map(async (migration) => ({
+      folder.map(async (migration) => ({
         migration_name: migration,
         checksum: createHash('sha256').update(await readFile(join(MIGRATIONS_DIR, migration, 'migration.sql'))).digest('hex'),
         finished: true,

@@ -1,5 +1,4 @@
-import type { PrismaClient } from '@modelgate/db';
-import { ledgerMismatches } from '@modelgate/testing/ledger';
+import { ledgerMismatches, type PrismaClient } from '@modelgate/db';
 
 const LOG_TYPE_CONSUME = 2;
 

@@ -41,13 +41,13 @@ function sourceMapOf(file: string): SourceMap | null {
   return map;
 }
 
-/** Where a frame's code lives, and the package it belongs to (ours, an npm package, Node, V8). */
 /** The package a path inside node_modules belongs to (`@scope/name` or `name`). */
 function packageOf(pathInModules: string): string {
   const [first = '', second = ''] = pathInModules.split('/');
   return first.startsWith('@') ? `${first}/${second}` : first;
 }
 
+/** Where a frame's code lives, and the package it belongs to (ours, an npm package, Node, V8). */
 export function locate(frame: ProfileNode['callFrame']): { location: string; group: string } {
   const { url, lineNumber, columnNumber } = frame;
   if (!url) return { location: '', group: frame.functionName.startsWith('(') ? frame.functionName : '(native)' };

@@ -1,4 +1,4 @@
-import { type FakeStripe, signStripePayload } from '@modelgate/testing/fake-stripe';
+import { checkoutEvent, type CheckoutEventInput, type FakeStripe, signStripePayload } from '@modelgate/testing/fake-stripe';
 import type { Express } from 'express';
 import request from 'supertest';
 import { expectOk } from './envelope';
@@ -19,4 +19,13 @@ export async function startTopUp(user: LoggedInUser, stripe: FakeStripe, amount:
   const session = [...stripe.sessions.values()].find((s) => s.client_reference_id === tradeNo);
   if (!session) throw new Error(`no checkout session was created for ${tradeNo}`);
   return { tradeNo, session };
+}
+
+/**
+ * A top-up started through the API, and a paid `checkout.session.completed` of its session, as the
+ * fake Stripe created it unless `tampered` overrides fields.
+ */
+export async function startPaidTopUp(user: LoggedInUser, stripe: FakeStripe, amount: number, tampered: Partial<CheckoutEventInput> = {}) {
+  const { tradeNo, session } = await startTopUp(user, stripe, amount);
+  return { tradeNo, paidEvent: checkoutEvent({ type: 'checkout.session.completed', session, paymentStatus: 'paid', ...tampered }) };
 }

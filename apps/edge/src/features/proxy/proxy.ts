@@ -73,11 +73,14 @@ function answerWithError(res: ServerResponse, req: ProxiedRequest, error: AppErr
 function setForwardingHeaders(req: ProxiedRequest, options: EdgeProxyOptions): void {
   const headers = req.headers;
   headers[REQUEST_ID_HEADER] = req.requestId;
-  // The TCP peer, or what trusted proxies in front say the client was.
-  const clientIp = clientAddress(req, options.trustProxy);
+  // The TCP peer, or, when it is a trusted proxy, what the proxies in front say the client was
+  // (X-Forwarded-For is read only then: by default no peer is trusted).
+  const peer = req.socket.remoteAddress;
+  const peerTrusted = peer !== undefined && options.trustProxy(peer, 0);
+  const clientIp = peerTrusted ? clientAddress(req, options.trustProxy) : peer;
   if (clientIp) headers['x-forwarded-for'] = clientIp;
   else delete headers['x-forwarded-for'];
-  if (!options.trustProxy(req.socket.remoteAddress ?? '', 0)) {
+  if (!peerTrusted) {
     // The proxy then fills these from the actual connection instead of what the client claims.
     delete headers['x-forwarded-host'];
     delete headers['x-forwarded-proto'];

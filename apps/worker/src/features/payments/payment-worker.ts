@@ -19,8 +19,8 @@ export interface PaymentWorkerOptions {
   stalledIntervalMs: number;
 }
 
-/** Short, log-safe text for the inbox's `last_error`: kind and first line, never a stack or query. */
-function errorSummary(err: unknown): string {
+/** The inbox's `last_error`: the error's kind and code, then its one-line summary; never a stack or query. */
+function lastErrorText(err: unknown): string {
   const { type, code, message } = describeError(err) as { type: string; code?: string | number; message?: string };
   return `${type}${code === undefined ? '' : ` (${code})`}: ${message ?? 'unknown error'}`.slice(0, 500);
 }
@@ -47,7 +47,7 @@ export function startPaymentWorker(options: PaymentWorkerOptions): Worker<Paymen
         logger.warn({ eventId: data.eventId, attempt: job.attemptsMade + 1, final, error: describeError(err) }, 'payment event attempt failed');
         // Best effort: when the database itself is down this fails too, the row stays `received`
         // and the sweeper queues it again later.
-        await recordAttemptFailure(prisma, data.eventId, errorSummary(err), final).catch(() => undefined);
+        await recordAttemptFailure(prisma, data.eventId, lastErrorText(err), final).catch(() => undefined);
         throw err;
       }
     },
