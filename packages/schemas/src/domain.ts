@@ -14,24 +14,6 @@ export type LogType = (typeof LOG_TYPE)[keyof typeof LOG_TYPE];
 export const STRIPE_PROVIDER = 'stripe';
 
 export const CHANNEL_STATUS = { enabled: 1, manuallyDisabled: 2, autoDisabled: 3 } as const;
-export const CHANNEL_TYPE = { openai: 1, gemini: 24 } as const;
-export type ChannelType = (typeof CHANNEL_TYPE)[keyof typeof CHANNEL_TYPE];
-
-export function isChannelType(type: number): type is ChannelType {
-  return type === CHANNEL_TYPE.openai || type === CHANNEL_TYPE.gemini;
-}
-
-/** Where a channel sends requests when its `base_url` is '' (the column keeps '' so a type change follows). */
-export const DEFAULT_CHANNEL_BASE_URL: Record<ChannelType, string> = {
-  [CHANNEL_TYPE.openai]: 'https://api.openai.com',
-  [CHANNEL_TYPE.gemini]: 'https://generativelanguage.googleapis.com',
-};
-
-/** The base URL a channel actually uses: its own, or its type's default. */
-export function channelBaseUrl(channel: { type: ChannelType; baseUrl: string }): string {
-  return channel.baseUrl.trim() || DEFAULT_CHANNEL_BASE_URL[channel.type];
-}
-
 /**
  * A channel's `model_mapping` text (JSON object: requested model -> upstream model) as a Map (so a
  * model named like an Object.prototype member is an ordinary entry); '' (or blank) maps nothing.
