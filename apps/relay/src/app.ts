@@ -7,6 +7,8 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type { Redis } from 'ioredis';
 import type { ChannelCache } from './features/channels/channel-cache';
 import { routeDirectFirst } from './direct-routes';
+import { chatCompletionsRoute } from './endpoints/chat-completions/router';
+import { embeddingsRoute } from './endpoints/embeddings/router';
 import { completionsRoute } from './features/completions/router';
 import { geminiRoute } from './features/gemini/router';
 import { authContextOf, type AuthContext } from './features/keys/authenticate';
@@ -66,7 +68,9 @@ export function createRelayApp(deps: RelayDeps): Express {
   const errors = relayErrors(deps.logger);
   // The relayed calls (the hot path) bypass Express; everything else is an ordinary Express app.
   routeDirectFirst(app, perRequest, [
-    completionsRoute(deps.keys, deps.relay, deps.maxBodyMb),
+    completionsRoute(deps),
+    chatCompletionsRoute(deps),
+    embeddingsRoute(deps),
     geminiRoute(deps.keys, deps.relay, deps.maxBodyMb),
   ], errors);
   app.use(...perRequest);

@@ -1,18 +1,24 @@
 import { decryptSecret } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
 import type { Logger } from '@modelgate/logger';
-import { CHANNEL_STATUS, CHANNEL_TYPE, channelBaseUrl, type ChannelType, isChannelType, parseModelMapping } from '@modelgate/schemas';
+import {
+  CHANNEL_STATUS,
+  CHANNEL_TYPES,
+  channelBaseUrl,
+  type ChannelType,
+  isChannelType,
+  parseModelMapping,
+  type ProviderDialect,
+  type RelaySurface,
+} from '@modelgate/schemas';
 import type { ChannelRepository, ChannelRow } from './repository';
-
-/** Which upstream dialect a channel speaks (docs/api.md 3.3: type 1 OpenAI-compatible, 24 Gemini). */
-export type ChannelKind = 'openai' | 'gemini';
-
-const KIND_BY_TYPE: Record<ChannelType, ChannelKind> = { [CHANNEL_TYPE.openai]: 'openai', [CHANNEL_TYPE.gemini]: 'gemini' };
 
 export interface ChannelRecord {
   id: number;
   name: string;
-  kind: ChannelKind;
+  type: ChannelType;
+  /** The wire dialect of its upstream (docs/api.md 2.6). */
+  dialect: ProviderDialect;
   /** The upstream key, decrypted once at load. */
   key: string;
   origin: string;
@@ -28,7 +34,7 @@ export interface ChannelRecord {
 }
 
 /** What the metrics show of a channel. */
-export type ChannelState = Pick<ChannelRecord, 'id' | 'kind' | 'status'>;
+export type ChannelState = Pick<ChannelRecord, 'id' | 'dialect' | 'status'>;
 
 interface Route {
   /** Enabled channels by priority, highest first. Empty: channels exist but all are disabled. */
@@ -48,8 +54,8 @@ function mappingOf(text: string): Map<string, string> {
   }
 }
 
-function routeKey(kind: ChannelKind, group: string, model: string): string {
-  return `${kind}\u0000${group}\u0000${model}`;
+function routeKey(surface: RelaySurface, group: string, model: string): string {
+  return `${surface}\u0000${group}\u0000${model}`;
 }
 
 /** The channels one request may try, in routing order (docs/api.md 2.4). */
@@ -106,7 +112,7 @@ function pickByWeight(channels: ChannelRecord[]): ChannelRecord | undefined {
 }
 
 /**
- * Every channel in memory, indexed by (dialect, group, model). Reloaded whole on a `channels`
+ * Every channel in memory, indexed by (surface, group, model). Reloaded whole on a `channels`
  * invalidation; cool-downs are per relay instance and survive reloads.
  */
 export class ChannelCache {
@@ -129,7 +135,6 @@ export class ChannelCache {
 
   private toRecord(row: ChannelRow): ChannelRecord | null {
     if (!isChannelType(row.type)) return null;
-    const kind = KIND_BY_TYPE[row.type];
     let key: string;
     let url: URL;
     try {
@@ -143,7 +148,8 @@ export class ChannelCache {
     return {
       id: row.id,
       name: row.name,
-      kind,
+      type: row.type,
+      dialect: CHANNEL_TYPES[row.type].dialect,
       key,
       origin: url.origin,
       pathPrefix: url.pathname.replace(/\/+$/, ''),
@@ -162,10 +168,12 @@ export class ChannelCache {
     for (const channel of this.channels) {
       for (const group of channel.groups) {
         for (const model of channel.models) {
-          const key = routeKey(channel.kind, group, model);
-          const list = byRoute.get(key);
-          if (list) list.push(channel);
-          else byRoute.set(key, [channel]);
+          for (const surface of CHANNEL_TYPES[channel.type].surfaces) {
+            const key = routeKey(surface, group, model);
+            const list = byRoute.get(key);
+            if (list) list.push(channel);
+            else byRoute.set(key, [channel]);
+          }
         }
       }
     }
@@ -180,9 +188,12 @@ export class ChannelCache {
     for (const id of this.coolingUntil.keys()) if (!ids.has(id)) this.coolingUntil.delete(id);
   }
 
-  /** Channels for one call: 404 when none serves the model for the group, 503 when none is enabled. */
-  plan(kind: ChannelKind, group: string, model: string): ChannelPlan {
-    const route = this.routes.get(routeKey(kind, group, model));
+  /**
+   * Channels for one call, of every type that can answer the surface (docs/api.md 2.4, 2.6): 404 when
+   * none serves the model for the group, 503 when none is enabled.
+   */
+  plan(surface: RelaySurface, group: string, model: string): ChannelPlan {
+    const route = this.routes.get(routeKey(surface, group, model));
     if (!route) throw new AppError('model_not_found', `no channel serves model ${model} for group ${group}`);
     if (route.tiers.length === 0) {
       throw new AppError('no_available_channel', `no channel is available for model ${model} right now`);
@@ -209,14 +220,14 @@ export class ChannelCache {
   }
 
   /** Models of the group's enabled channels, each with the dialects that serve it. */
-  modelsFor(group: string): Map<string, Set<ChannelKind>> {
-    const models = new Map<string, Set<ChannelKind>>();
+  modelsFor(group: string): Map<string, Set<ProviderDialect>> {
+    const models = new Map<string, Set<ProviderDialect>>();
     for (const channel of this.channels) {
       if (channel.status !== CHANNEL_STATUS.enabled || !channel.groups.includes(group)) continue;
       for (const model of channel.models) {
-        const kinds = models.get(model);
-        if (kinds) kinds.add(channel.kind);
-        else models.set(model, new Set([channel.kind]));
+        const dialects = models.get(model);
+        if (dialects) dialects.add(channel.dialect);
+        else models.set(model, new Set([channel.dialect]));
       }
     }
     return models;

@@ -2,7 +2,7 @@ import { type AppError, toGoogle } from '@modelgate/errors';
 import type { ChannelRecord } from '../channels/channel-cache';
 import { relayEventStream, type StreamDialect, StreamEventError } from '../relay/event-stream';
 import type { Delivery, DeliveryContext, RelayCall, Usage } from '../relay/relay-call';
-import { countDeliveredTokens, reportedTokenSum } from '../relay/tokens';
+import { countDeliveredTokens, reportedTokenCount, reportedTokenSum } from '../relay/tokens';
 import { maskUpstreamText } from '../relay/upstream-errors';
 import { readBody, UpstreamFailure, type UpstreamResponse } from '../upstream/client';
 import type { SseEvent } from '../upstream/sse';
@@ -10,6 +10,7 @@ import { countPromptTokens, estimateGenerateContent, type GenerateContentRequest
 
 interface UsageMetadata {
   promptTokenCount?: unknown;
+  cachedContentTokenCount?: unknown;
   toolUsePromptTokenCount?: unknown;
   candidatesTokenCount?: unknown;
   thoughtsTokenCount?: unknown;
@@ -21,10 +22,14 @@ interface UsageMetadata {
  * prompt and the delivered text, tokenized.
  */
 function usageOf(metadata: UsageMetadata | undefined, promptTokens: () => number, texts: () => string[]): Usage {
+  const prompt = (metadata && reportedTokenSum(metadata.promptTokenCount, metadata.toolUsePromptTokenCount)) ?? promptTokens();
   return {
-    promptTokens: (metadata && reportedTokenSum(metadata.promptTokenCount, metadata.toolUsePromptTokenCount)) ?? promptTokens(),
+    promptTokens: prompt,
     completionTokens:
       (metadata && reportedTokenSum(metadata.candidatesTokenCount, metadata.thoughtsTokenCount)) ?? countDeliveredTokens(texts()),
+    cachedTokens: Math.min(reportedTokenCount(metadata?.cachedContentTokenCount) ?? 0, prompt),
+    cacheWriteTokens: 0,
+    reasoningTokens: reportedTokenCount(metadata?.thoughtsTokenCount) ?? 0,
   };
 }
 
@@ -44,7 +49,7 @@ const JSON_CONTENT_TYPE = 'application/json; charset=UTF-8';
 
 /** Gemini `generateContent` / `streamGenerateContent` through a Gemini channel (docs/api.md 2.3). */
 export class GeminiCall implements RelayCall {
-  readonly kind = 'gemini' as const;
+  readonly surface = 'gemini' as const;
 
   readonly estimate: Usage;
 
@@ -54,7 +59,7 @@ export class GeminiCall implements RelayCall {
     readonly model: string,
     readonly stream: boolean,
   ) {
-    this.estimate = estimateGenerateContent(body);
+    this.estimate = { ...estimateGenerateContent(body), cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
   }
 
   promptTokens(): number {

@@ -179,7 +179,7 @@ export class RelayMetrics {
         for (const channel of sources.channels()) {
           const current = CHANNEL_STATUS_LABELS.get(channel.status);
           const id = String(channel.id);
-          for (const status of CHANNEL_STATUS_LABELS.values()) this.labels(id, channel.kind, status).set(status === current ? 1 : 0);
+          for (const status of CHANNEL_STATUS_LABELS.values()) this.labels(id, channel.dialect, status).set(status === current ? 1 : 0);
         }
       },
     });

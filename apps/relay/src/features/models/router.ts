@@ -1,17 +1,18 @@
 import { Router } from 'express';
-import type { ChannelCache, ChannelKind } from '../channels/channel-cache';
+import type { ProviderDialect } from '@modelgate/schemas';
+import type { ChannelCache } from '../channels/channel-cache';
 import { type AuthContext, authContextOf, authenticate, checkIpAllowed } from '../keys/authenticate';
 import type { KeyCache } from '../keys/key-cache';
 
 /** Fixed like new-api's: model entries have no meaningful creation date of their own. */
 const MODEL_CREATED = 1_626_777_600;
-const OWNER: Record<ChannelKind, string> = { openai: 'openai', gemini: 'google' };
+const OWNER: Record<ProviderDialect, string> = { openai: 'openai', anthropic: 'anthropic', gemini: 'google' };
 
 /**
  * Models of the key's group's enabled channels, filtered by the key's allow-list, sorted; a client
  * address outside the key's IP allow-list gets 403 like on every other relay route.
  */
-function usableModels(channels: ChannelCache, auth: AuthContext, clientIp: string | undefined): [string, Set<ChannelKind>][] {
+function usableModels(channels: ChannelCache, auth: AuthContext, clientIp: string | undefined): [string, Set<ProviderDialect>][] {
   checkIpAllowed(auth, clientIp);
   const limits = auth.key.modelLimits;
   return [...channels.modelsFor(auth.group)]
@@ -23,16 +24,16 @@ function usableModels(channels: ChannelCache, auth: AuthContext, clientIp: strin
 export function modelsRouter(keys: KeyCache, channels: ChannelCache): Router {
   const router = Router();
   router.get('/v1/models', authenticate(keys, 'openai'), (req, res) => {
-    const data = usableModels(channels, authContextOf(res), req.ip).map(([id, kinds]) => {
-      // The kind of the first channel listed serving the model (every model has at least one).
-      const [firstKind = 'openai'] = kinds;
-      return { id, object: 'model', created: MODEL_CREATED, owned_by: OWNER[firstKind] };
+    const data = usableModels(channels, authContextOf(res), req.ip).map(([id, dialects]) => {
+      // The dialect of the first channel listed serving the model (every model has at least one).
+      const [firstDialect = 'openai'] = dialects;
+      return { id, object: 'model', created: MODEL_CREATED, owned_by: OWNER[firstDialect] };
     });
     res.json({ object: 'list', data });
   });
   router.get('/v1beta/models', authenticate(keys, 'google'), (req, res) => {
     const models = usableModels(channels, authContextOf(res), req.ip)
-      .filter(([, kinds]) => kinds.has('gemini'))
+      .filter(([, dialects]) => dialects.has('gemini'))
       .map(([id]) => ({
         name: `models/${id}`,
         displayName: id,

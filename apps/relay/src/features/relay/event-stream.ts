@@ -3,6 +3,8 @@ import { AppError } from '@modelgate/errors';
 import { drainedOrClosed } from '@modelgate/http';
 import { classifyUpstreamError, UpstreamFailure, type UpstreamResponse } from '../upstream/client';
 import { type SseEvent, SseParser } from '../upstream/sse';
+import type { ChatUsage } from '../../providers/chat';
+import type { Delivery, DeliveryContext } from './relay-call';
 
 /** What a dialect does with the events of one upstream stream. */
 export interface StreamDialect {
@@ -17,6 +19,14 @@ export interface StreamDialect {
   tail(): string;
   /** Written when the upstream fails after the client got its first byte. */
   errorTail(error: AppError): string;
+}
+
+/** A stream dialect that also knows what the stream is billed for. */
+export interface BilledStreamDialect extends StreamDialect {
+  /** The provider reported usage (a cut stream that did is billed even without delivered text). */
+  readonly sawUsage: boolean;
+  /** What the stream is billed for; `cut`: the client left or the upstream broke mid-stream. */
+  billedUsage(cut: boolean): ChatUsage;
 }
 
 export class StreamEventError extends Error {
@@ -151,4 +161,20 @@ export function relayEventStream(
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/**
+ * Relays a stream and tells what it delivered (docs/api.md 2.5): a cut stream is charged for what
+ * was generated, one that generated nothing costs nothing.
+ */
+export async function deliverEventStream(upstream: UpstreamResponse, context: DeliveryContext, dialect: BilledStreamDialect): Promise<Delivery> {
+  const result = await relayEventStream(upstream, context.res, context.signal, dialect, context.startedAt);
+  const cut = result.clientAborted || result.failure !== undefined;
+  const usage = dialect.billedUsage(cut);
+  return {
+    usage,
+    firstByteMs: result.firstByteMs,
+    billable: !cut || dialect.sawUsage || usage.completionTokens > 0,
+    streamFailure: result.failure,
+  };
 }

@@ -1,12 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import type { AppError } from '@modelgate/errors';
-import type { ChannelKind, ChannelRecord } from '../channels/channel-cache';
+import type { RelaySurface } from '@modelgate/schemas';
+import type { ChannelRecord } from '../channels/channel-cache';
 import type { UpstreamResponse } from '../upstream/client';
+import type { ChatUsage } from '../../providers/chat';
 
-export interface Usage {
-  promptTokens: number;
-  completionTokens: number;
-}
+/** What a call is billed for (docs/api.md 2.11). */
+export type Usage = ChatUsage;
 
 /** What reached the client, and what it is billed for. */
 export interface Delivery {
@@ -44,7 +44,8 @@ export interface DeliveryContext {
  * how to hand a successful upstream answer to the client.
  */
 export interface RelayCall {
-  kind: ChannelKind;
+  /** What the client called: routing takes the channels of every type that can answer it. */
+  surface: RelaySurface;
   /** The model the client asked for (prices, allow-lists, routing, what the client sees). */
   model: string;
   stream: boolean;

@@ -12,7 +12,8 @@ import type { RelayMetrics, UpstreamSeries } from '../metrics/metrics';
 import type { OptionsCache } from '../options/options-cache';
 import { readBody, UpstreamFailure, type UpstreamClient } from '../upstream/client';
 import type { CallerRequest, CallerResponse, Delivery, RelayCall } from './relay-call';
-import { disablingReason, maskUpstreamText, UpstreamHttpError, upstreamErrorOf } from './upstream-errors';
+import { maskUpstreamText, UpstreamHttpError } from './upstream-errors';
+import { providerFor } from '../../providers/registry';
 
 /** The client disconnected: nothing more is sent, nothing is charged. */
 export class ClientGone extends Error {
@@ -58,7 +59,7 @@ export class RelayService {
     const trace: CallTrace = { requestId: req.requestId, userId: auth.user.id, model: call.model };
     if (this.deps.rateLimit) await this.deps.rateLimit.consume(auth.key.id);
     checkAllowLists(auth, call.model, req.ip);
-    const plan = this.deps.channels.plan(call.kind, auth.group, call.model);
+    const plan = this.deps.channels.plan(call.surface, auth.group, call.model);
     const price = priceFor(this.deps.options.values, call.model, auth.group);
     const reserved = chargeFor(price, call.estimate.promptTokens, call.estimate.completionTokens);
     const account: BillingAccount = { userId: auth.user.id, tokenId: auth.key.id, limitedToken: !auth.key.unlimitedQuota };
@@ -142,8 +143,9 @@ export class RelayService {
   private async rejected(channel: ChannelRecord, status: number, body: Buffer, signal: AbortSignal, trace: CallTrace): Promise<Error> {
     if (signal.aborted) throw new ClientGone();
     this.deps.logger.warn({ ...trace, channelId: channel.id, status }, 'upstream answered with an error');
-    const error = upstreamErrorOf(body);
-    const reason = disablingReason(status, error, channel.kind);
+    const provider = providerFor(channel);
+    const error = provider.errorOf(body);
+    const reason = provider.disablingReason(status, error);
     if (reason && channel.autoBan) await this.disable(channel, reason, error?.message, trace);
     const relayed = new UpstreamHttpError(status, error, channel);
     if (status !== 429 && status < 500) throw relayed;

@@ -1,6 +1,7 @@
 import { grpcStatusName } from '@modelgate/errors';
 import type { Response } from 'express';
 import type { ChannelRecord } from '../channels/channel-cache';
+import type { UpstreamError } from '../../providers/provider';
 
 const URL_PATTERN = /\bhttps?:\/\/[^\s"'<>]+/gi;
 const KEY_PATTERNS = [/\bsk-[A-Za-z0-9_-]{6,}/g, /\bAIza[0-9A-Za-z_-]{20,}/g, /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi];
@@ -35,32 +36,11 @@ export function upstreamErrorOf(body: Buffer): UpstreamErrorBody | undefined {
   return undefined;
 }
 
-const QUOTA_EXHAUSTED_CODES = new Set(['insufficient_quota', 'billing_not_active']);
-/**
- * OpenAI says this only when the account is out of credit. Google says "exceeded your current
- * quota" for per-minute limits too, so for Gemini only codes count.
- */
-const OPENAI_QUOTA_EXHAUSTED_TEXT = /exceeded your current quota|credit balance is too low/i;
-
-/** 401 / 403 / quota exhausted: the channel itself is unusable, not just this request. */
-export function disablingReason(
-  status: number,
-  error: UpstreamErrorBody | undefined,
-  kind: ChannelRecord['kind'],
-): string | undefined {
-  if (status === 401 || status === 403) return `upstream answered ${status}`;
-  const message = typeof error?.message === 'string' ? error.message : '';
-  const codes = [error?.code, error?.type].filter((c): c is string => typeof c === 'string');
-  if (codes.some((c) => QUOTA_EXHAUSTED_CODES.has(c))) return 'upstream quota exhausted';
-  if (kind === 'openai' && status === 429 && OPENAI_QUOTA_EXHAUSTED_TEXT.test(message)) return 'upstream quota exhausted';
-  return undefined;
-}
-
 /** A non-2xx upstream answer, relayed to the client in its dialect (docs/api.md 1.3). */
 export class UpstreamHttpError extends Error {
   constructor(
     readonly status: number,
-    readonly error: UpstreamErrorBody | undefined,
+    readonly error: UpstreamError | undefined,
     readonly channel: ChannelRecord,
   ) {
     super(`upstream answered ${status}`);

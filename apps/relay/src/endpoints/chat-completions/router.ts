@@ -1,0 +1,9 @@
+import type { DirectRoute } from '../../direct-routes';
+import { openAIRelayRoute, type RelayRouteDeps } from '../relay-route';
+import { ChatCompletionCall } from './call';
+import { parseChatCompletionRequest } from './request';
+
+/** `POST /v1/chat/completions` (docs/api.md 2.7). */
+export function chatCompletionsRoute(deps: RelayRouteDeps): DirectRoute {
+  return openAIRelayRoute('/v1/chat/completions', deps, (raw, requestId) => new ChatCompletionCall(parseChatCompletionRequest(raw), raw, requestId));
+}

@@ -1,0 +1,93 @@
+import { AppError } from '@modelgate/errors';
+import { CHANNEL_TYPES } from '@modelgate/schemas';
+import type { ChannelRecord } from '../../features/channels/channel-cache';
+import type { Delivery, DeliveryContext, RelayCall, Usage } from '../../features/relay/relay-call';
+import { reportedTokenCount } from '../../features/relay/tokens';
+import { readBody, UpstreamFailure, type UpstreamResponse } from '../../features/upstream/client';
+import type { EmbeddingRequest } from '../../providers/chat';
+import { embeddingsResponseToOpenAI } from '../../providers/openai/embeddings';
+import type { Provider } from '../../providers/provider';
+import { providerFor } from '../../providers/registry';
+import { PassThroughBody } from '../openai-pass-through';
+import { countEmbeddingsPromptTokens, embeddingRequestOf, estimateEmbeddings, parseEmbeddingsRequest } from './request';
+
+type EmbeddingsBody = ReturnType<typeof parseEmbeddingsRequest>;
+
+function parsedAnswer(raw: Buffer): Record<string, unknown> {
+  let answer: unknown;
+  try {
+    answer = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new UpstreamFailure('other', 'the upstream answered with invalid JSON');
+  }
+  if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) {
+    throw new UpstreamFailure('other', 'the upstream answered with an unexpected body');
+  }
+  return answer as Record<string, unknown>;
+}
+
+/** Routing sends embeddings only to types that have them (channel-types surfaces). */
+function embeddingsOf(provider: Provider): NonNullable<Provider['embeddings']> {
+  if (!provider.embeddings) throw new AppError('internal_error', `channel type ${provider.facts.type} has no embeddings`);
+  return provider.embeddings;
+}
+
+/**
+ * `POST /v1/embeddings` (docs/api.md 2.8): passed through to OpenAI-compatible channels, through
+ * `batchEmbedContents` on Gemini ones; charged on prompt tokens.
+ */
+export class EmbeddingsCall implements RelayCall {
+  readonly surface = 'embeddings' as const;
+  readonly stream = false;
+  readonly model: string;
+  readonly estimate: Usage;
+  private readonly passThroughBody: PassThroughBody;
+  private internal: EmbeddingRequest | undefined;
+
+  constructor(private readonly body: EmbeddingsBody, raw: Buffer) {
+    this.model = body.model;
+    const { promptTokens } = estimateEmbeddings(body);
+    this.estimate = { promptTokens, completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+    this.passThroughBody = new PassThroughBody(raw, body, false, false);
+  }
+
+  promptTokens(): number {
+    return countEmbeddingsPromptTokens(this.body);
+  }
+
+  upstreamRequest(channel: ChannelRecord, upstreamModel: string) {
+    if (channel.dialect === 'openai') {
+      return {
+        path: `${channel.pathPrefix}/v1/embeddings`,
+        headers: { 'content-type': 'application/json', ...CHANNEL_TYPES[channel.type].authHeaders(channel.key) },
+        body: this.passThroughBody.for(upstreamModel),
+      };
+    }
+    this.internal ??= embeddingRequestOf(this.body);
+    return embeddingsOf(providerFor(channel)).request(channel, upstreamModel, this.internal);
+  }
+
+  async deliver(upstream: UpstreamResponse, { res, signal, startedAt, channel }: DeliveryContext): Promise<Delivery> {
+    const answer = parsedAnswer(await readBody(upstream, signal));
+    let promptTokens: number;
+    let text: string;
+    if (channel.dialect === 'openai') {
+      const usage = (answer.usage ?? {}) as { prompt_tokens?: unknown; total_tokens?: unknown };
+      promptTokens = reportedTokenCount(usage.prompt_tokens) ?? this.promptTokens();
+      answer.model = this.model;
+      answer.usage = { ...usage, prompt_tokens: promptTokens, total_tokens: reportedTokenCount(usage.total_tokens) ?? promptTokens };
+      text = JSON.stringify(answer);
+    } else {
+      const response = embeddingsOf(providerFor(channel)).response(answer);
+      promptTokens = response.promptTokens ?? this.promptTokens();
+      text = JSON.stringify(embeddingsResponseToOpenAI(response, this.model, this.body.encoding_format ?? 'float', promptTokens));
+    }
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+    return {
+      usage: { promptTokens, completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
+      firstByteMs: Date.now() - startedAt,
+      billable: true,
+    };
+  }
+}

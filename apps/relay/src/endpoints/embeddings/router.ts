@@ -1,0 +1,9 @@
+import type { DirectRoute } from '../../direct-routes';
+import { openAIRelayRoute, type RelayRouteDeps } from '../relay-route';
+import { EmbeddingsCall } from './call';
+import { parseEmbeddingsRequest } from './request';
+
+/** `POST /v1/embeddings` (docs/api.md 2.8). */
+export function embeddingsRoute(deps: RelayRouteDeps): DirectRoute {
+  return openAIRelayRoute('/v1/embeddings', deps, (raw) => new EmbeddingsCall(parseEmbeddingsRequest(raw), raw));
+}

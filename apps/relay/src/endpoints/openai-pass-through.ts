@@ -1,0 +1,176 @@
+import { type AppError, toOpenAI } from '@modelgate/errors';
+import type { ChannelRecord } from '../features/channels/channel-cache';
+import { type BilledStreamDialect, StreamEventError } from '../features/relay/event-stream';
+import type { Delivery, DeliveryContext } from '../features/relay/relay-call';
+import { countDeliveredTokens } from '../features/relay/tokens';
+import { maskUpstreamText } from '../features/relay/upstream-errors';
+import { readBody, UpstreamFailure, type UpstreamResponse } from '../features/upstream/client';
+import type { SseEvent } from '../features/upstream/sse';
+import type { ChatUsage } from '../providers/chat';
+import { completeUsage, type CompletionUsage } from '../providers/openai/usage';
+
+/**
+ * What an OpenAI-dialect surface served by an OpenAI-compatible channel passes through untouched
+ * (docs/api.md 2.6) apart from `model` and `usage`: completions and chat completions differ only
+ * in where their text is and what their objects are called.
+ */
+export interface OpenAIPassThrough {
+  /** The model the client asked for: what it sees in every answer. */
+  model: string;
+  /** `object` of a usage chunk the relay has to make up (`text_completion`, `chat.completion.chunk`). */
+  chunkObject: string;
+  /** Prefix of a made-up chunk id. */
+  idPrefix: string;
+  requestId: string;
+  clientWantsUsage: boolean;
+  /** The generated text of an answer's or a chunk's `choices` (for counting when no usage came). */
+  textsOf(choices: unknown, into: string[]): void;
+  /** The prompt's tokens as charged when the upstream reports none. */
+  promptTokens(): number;
+}
+
+/** The billed counts of an OpenAI usage object (docs/api.md 2.6, 2.11). */
+export function chatUsageOf(usage: CompletionUsage): ChatUsage {
+  return {
+    promptTokens: usage.prompt_tokens,
+    completionTokens: usage.completion_tokens,
+    cachedTokens: Math.min(usage.prompt_tokens_details.cached_tokens, usage.prompt_tokens),
+    cacheWriteTokens: 0,
+    reasoningTokens: usage.completion_tokens_details.reasoning_tokens,
+  };
+}
+
+/**
+ * The client's bytes as they are when nothing must change; otherwise one re-serialisation with the
+ * mapped model and, for streams, `stream_options.include_usage` (so the charge is exact).
+ */
+export class PassThroughBody {
+  private readonly bodies = new Map<string, string>();
+
+  constructor(
+    private readonly raw: Buffer,
+    private readonly body: Record<string, unknown> & { model: string; stream_options?: unknown },
+    private readonly stream: boolean,
+    private readonly clientWantsUsage: boolean,
+  ) {}
+
+  for(upstreamModel: string): Buffer | string {
+    const needsUsage = this.stream && !this.clientWantsUsage;
+    if (upstreamModel === this.body.model && !needsUsage) return this.raw;
+    let body = this.bodies.get(upstreamModel);
+    if (body === undefined) {
+      const copy: Record<string, unknown> = { ...this.body, model: upstreamModel };
+      if (this.stream) copy.stream_options = { ...(this.body.stream_options as object | undefined), include_usage: true };
+      body = JSON.stringify(copy);
+      this.bodies.set(upstreamModel, body);
+    }
+    return body;
+  }
+}
+
+/** A whole OpenAI answer: one parse, `model` and `usage` rewritten, one stringify. */
+export async function deliverWholeOpenAI(
+  upstream: UpstreamResponse,
+  { res, signal, startedAt }: DeliveryContext,
+  pass: OpenAIPassThrough,
+): Promise<Delivery> {
+  const raw = await readBody(upstream, signal);
+  let answer: Record<string, unknown>;
+  try {
+    answer = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
+  } catch {
+    throw new UpstreamFailure('other', 'the upstream answered with invalid JSON');
+  }
+  if (answer === null || typeof answer !== 'object') throw new UpstreamFailure('other', 'the upstream answered with invalid JSON');
+  answer.model = pass.model;
+  const usage = completeUsage(answer.usage, pass.promptTokens, () => {
+    const texts: string[] = [];
+    pass.textsOf(answer.choices, texts);
+    return countDeliveredTokens(texts);
+  });
+  answer.usage = usage;
+  const text = JSON.stringify(answer);
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+  return { usage: chatUsageOf(usage), firstByteMs: Date.now() - startedAt, billable: true };
+}
+
+/** OpenAI chunks passed on: model rewritten, usage chunk only when asked for, always `[DONE]`. */
+export class OpenAIPassThroughStream implements BilledStreamDialect {
+  done = false;
+  sawUsage = false;
+  private upstreamUsage: unknown;
+  private usageChunk: Record<string, unknown> | undefined;
+  private firstChunk: Record<string, unknown> | undefined;
+  private readonly texts: string[] = [];
+
+  constructor(
+    private readonly pass: OpenAIPassThrough,
+    private readonly channel: ChannelRecord,
+  ) {}
+
+  onEvent(event: SseEvent): string | null {
+    const data = event.data;
+    if (data === null) return null;
+    if (data.trim() === '[DONE]') {
+      this.done = true;
+      return null;
+    }
+    let chunk: Record<string, unknown>;
+    try {
+      chunk = JSON.parse(data) as Record<string, unknown>;
+    } catch {
+      throw new StreamEventError('the upstream sent a malformed event');
+    }
+    if (chunk === null || typeof chunk !== 'object') throw new StreamEventError('the upstream sent a malformed event');
+    if (chunk.error !== undefined) {
+      const message = (chunk.error as { message?: unknown } | null)?.message;
+      throw new StreamEventError(
+        typeof message === 'string' ? `upstream error: ${maskUpstreamText(message, this.channel)}` : 'the upstream reported an error',
+      );
+    }
+    this.firstChunk ??= chunk;
+    this.pass.textsOf(chunk.choices, this.texts);
+    let rewrite = false;
+    if (chunk.usage !== undefined && chunk.usage !== null) {
+      this.upstreamUsage = chunk.usage;
+      this.sawUsage = true;
+      if (Array.isArray(chunk.choices) && chunk.choices.length === 0) {
+        this.usageChunk = chunk;
+        return null;
+      }
+      delete chunk.usage;
+      rewrite = true;
+    }
+    if (chunk.model !== this.pass.model) {
+      chunk.model = this.pass.model;
+      rewrite = true;
+    }
+    return `data: ${rewrite ? JSON.stringify(chunk) : data}\n\n`;
+  }
+
+  private usage(): CompletionUsage {
+    return completeUsage(this.upstreamUsage, this.pass.promptTokens, () => countDeliveredTokens(this.texts));
+  }
+
+  billedUsage(): ChatUsage {
+    return chatUsageOf(this.usage());
+  }
+
+  tail(): string {
+    if (!this.pass.clientWantsUsage) return 'data: [DONE]\n\n';
+    const chunk = this.usageChunk ?? {
+      id: this.firstChunk?.id ?? `${this.pass.idPrefix}-${this.pass.requestId}`,
+      object: this.pass.chunkObject,
+      created: this.firstChunk?.created ?? Math.floor(Date.now() / 1000),
+      choices: [],
+    };
+    chunk.model = this.pass.model;
+    chunk.usage = this.usage();
+    return `data: ${JSON.stringify(chunk)}\n\ndata: [DONE]\n\n`;
+  }
+
+  errorTail(error: AppError): string {
+    return `data: ${JSON.stringify(toOpenAI(error, this.pass.requestId).body)}\n\ndata: [DONE]\n\n`;
+  }
+}

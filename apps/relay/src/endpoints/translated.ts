@@ -1,0 +1,134 @@
+import type { AppError } from '@modelgate/errors';
+import type { ChannelRecord } from '../features/channels/channel-cache';
+import { type BilledStreamDialect, StreamEventError } from '../features/relay/event-stream';
+import type { Delivery, DeliveryContext } from '../features/relay/relay-call';
+import { countDeliveredTokens } from '../features/relay/tokens';
+import { maskUpstreamText } from '../features/relay/upstream-errors';
+import { readBody, UpstreamFailure, type UpstreamResponse } from '../features/upstream/client';
+import type { SseEvent } from '../features/upstream/sse';
+import type { ChatResponse, ChatStreamEvent, ChatUsage, ContentPart } from '../providers/chat';
+import type { ChatStreamDecoder, Provider } from '../providers/provider';
+
+/** Writes internal stream events in a client's dialect, each at once (nothing held back). */
+export interface ChatStreamEncoder {
+  /** The client bytes for one event ('' when it produces none). */
+  encode(event: ChatStreamEvent): string;
+  /** After the last event of a stream that ended normally. */
+  tail(usage: ChatUsage): string;
+  /** When the upstream failed after the client's first byte. */
+  errorTail(error: AppError): string;
+  /** Usage merged from the `usage` events it saw. */
+  usage(): Partial<ChatUsage>;
+  /** Every generated piece sent (text, reasoning, tool names and arguments), for counting. */
+  deliveredText(): string[];
+}
+
+/** The generated pieces of an answer, for counting when the provider reported no usage. */
+function generatedPieces(response: ChatResponse): string[] {
+  const pieces: string[] = [];
+  const add = (part: ContentPart) => {
+    if (part.type === 'text' || part.type === 'reasoning') pieces.push(part.text);
+    else if (part.type === 'tool_call') pieces.push(part.name, part.arguments);
+  };
+  for (const choice of response.choices) choice.content.forEach(add);
+  return pieces;
+}
+
+const NO_CACHE = { cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+
+/**
+ * A whole answer of another dialect: decoded by the channel's provider, encoded for the client.
+ * Without provider usage, the prompt and the generated text are counted (docs/api.md 2.5).
+ */
+export async function deliverTranslatedWhole(
+  upstream: UpstreamResponse,
+  { res, signal, startedAt }: DeliveryContext,
+  provider: Provider,
+  encode: (response: ChatResponse, usage: ChatUsage) => unknown,
+  promptTokens: () => number,
+): Promise<Delivery> {
+  const raw = await readBody(upstream, signal);
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new UpstreamFailure('other', 'the upstream answered with invalid JSON');
+  }
+  const response = provider.chatResponse(body);
+  const usage = response.usage ?? {
+    ...NO_CACHE,
+    promptTokens: promptTokens(),
+    completionTokens: countDeliveredTokens(generatedPieces(response)),
+  };
+  const text = JSON.stringify(encode(response, usage));
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+  return { usage, firstByteMs: Date.now() - startedAt, billable: true };
+}
+
+/**
+ * A stream of another dialect: each upstream event decoded by the channel's provider and written
+ * in the client's dialect as it arrives.
+ */
+export class TranslatedChatStream implements BilledStreamDialect {
+  sawUsage = false;
+  private billed: ChatUsage | undefined;
+
+  constructor(
+    private readonly decoder: ChatStreamDecoder,
+    private readonly encoder: ChatStreamEncoder,
+    private readonly channel: ChannelRecord,
+    private readonly promptTokens: () => number,
+  ) {}
+
+  get done(): boolean {
+    return this.decoder.done;
+  }
+
+  onEvent(event: SseEvent): string | null {
+    let events: ChatStreamEvent[];
+    try {
+      events = this.decoder.decode(event);
+    } catch (err) {
+      if (err instanceof StreamEventError) throw new StreamEventError(maskUpstreamText(err.message, this.channel));
+      throw err;
+    }
+    let text = '';
+    for (const internal of events) {
+      if (internal.type === 'usage') this.sawUsage = true;
+      text += this.encoder.encode(internal);
+    }
+    return text === '' ? null : text;
+  }
+
+  /**
+   * The provider's counts; what it did not report is counted. A cut stream may end before the
+   * provider's final count (Anthropic sends output tokens last): it is charged at least what was
+   * delivered.
+   */
+  billedUsage(cut: boolean): ChatUsage {
+    if (this.billed) return this.billed;
+    const reported = this.encoder.usage();
+    let completionTokens = reported.completionTokens;
+    if (completionTokens === undefined || cut) {
+      const delivered = countDeliveredTokens(this.encoder.deliveredText());
+      completionTokens = Math.max(completionTokens ?? 0, delivered);
+    }
+    this.billed = {
+      promptTokens: reported.promptTokens ?? this.promptTokens(),
+      completionTokens,
+      cachedTokens: reported.cachedTokens ?? 0,
+      cacheWriteTokens: reported.cacheWriteTokens ?? 0,
+      reasoningTokens: reported.reasoningTokens ?? 0,
+    };
+    return this.billed;
+  }
+
+  tail(): string {
+    return this.encoder.tail(this.billedUsage(false));
+  }
+
+  errorTail(error: AppError): string {
+    return this.encoder.errorTail(error);
+  }
+}
