@@ -1,0 +1,68 @@
+import { UpstreamFailure } from '../../features/upstream/client';
+import type { ChatResponse, ContentPart, FinishReason } from '../chat';
+import { chatUsageOf } from './usage';
+import { isRecord } from './wire';
+
+/**
+ * Anthropic's stop reasons (docs/api.md 2.6). `pause_turn` (a long server-tool turn paused) ends
+ * this answer like a stop; a reason added later maps to `stop` too.
+ */
+const FINISH_REASONS = new Map<string, FinishReason>([
+  ['end_turn', 'stop'],
+  ['stop_sequence', 'stop'],
+  ['pause_turn', 'stop'],
+  ['max_tokens', 'length'],
+  ['model_context_window_exceeded', 'length'],
+  ['tool_use', 'tool_calls'],
+  ['refusal', 'content_filter'],
+]);
+
+export function finishReasonOf(stopReason: string): FinishReason {
+  return FINISH_REASONS.get(stopReason) ?? 'stop';
+}
+
+export function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+function unexpectedBody(): UpstreamFailure {
+  return new UpstreamFailure('other', 'the upstream answered with an unexpected body');
+}
+
+/**
+ * One answer block as an internal part. Server-tool blocks (web search and its results) are the
+ * upstream's own business, not the client's, and are left out.
+ */
+function partOf(block: unknown): ContentPart | undefined {
+  if (!isRecord(block)) throw unexpectedBody();
+  switch (block.type) {
+    case 'text':
+      if (typeof block.text !== 'string') throw unexpectedBody();
+      return { type: 'text', text: block.text };
+    case 'thinking':
+      if (typeof block.thinking !== 'string') throw unexpectedBody();
+      return {
+        type: 'reasoning',
+        text: block.thinking,
+        ...(typeof block.signature === 'string' && block.signature !== '' ? { signature: block.signature } : {}),
+      };
+    case 'redacted_thinking':
+      if (typeof block.data !== 'string') throw unexpectedBody();
+      return { type: 'redacted_reasoning', data: block.data };
+    case 'tool_use':
+      if (typeof block.id !== 'string' || typeof block.name !== 'string' || !isRecord(block.input)) throw unexpectedBody();
+      return { type: 'tool_call', id: block.id, name: block.name, arguments: JSON.stringify(block.input) };
+    default:
+      return undefined;
+  }
+}
+
+/** A Messages API answer (2xx JSON body) as the internal chat answer: one choice, blocks in order. */
+export function chatResponseOf(body: unknown): ChatResponse {
+  if (!isRecord(body) || body.type !== 'message' || typeof body.id !== 'string' || !Array.isArray(body.content)) {
+    throw unexpectedBody();
+  }
+  const content = body.content.flatMap((block) => partOf(block) ?? []);
+  const finishReason = typeof body.stop_reason === 'string' ? finishReasonOf(body.stop_reason) : 'stop';
+  return { id: body.id, created: nowSeconds(), choices: [{ index: 0, content, finishReason }], usage: chatUsageOf(body.usage) };
+}

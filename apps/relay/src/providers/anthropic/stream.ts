@@ -1,0 +1,160 @@
+import { StreamEventError } from '../../features/relay/event-stream';
+import type { SseEvent } from '../../features/upstream/sse';
+import type { ChatStreamEvent } from '../chat';
+import type { ChatStreamDecoder } from '../provider';
+import { finishReasonOf, nowSeconds } from './response';
+import { type AnthropicUsage, partialUsageOf } from './usage';
+import { isRecord } from './wire';
+
+/** Anthropic answers with one choice. */
+const CHOICE = 0;
+
+const USAGE_FIELDS = ['input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'] as const;
+
+function malformed(): StreamEventError {
+  return new StreamEventError('the upstream sent a malformed event');
+}
+
+function eventOf(data: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    throw malformed();
+  }
+  if (!isRecord(parsed)) throw malformed();
+  return parsed;
+}
+
+/** A field of an event that must be a record. */
+function recordIn(event: Record<string, unknown>, key: string): Record<string, unknown> {
+  const value = event[key];
+  if (!isRecord(value)) throw malformed();
+  return value;
+}
+
+function stringIn(record: Record<string, unknown>, key: string): string {
+  const value = record[key];
+  if (typeof value !== 'string') throw malformed();
+  return value;
+}
+
+function blockIndexOf(event: Record<string, unknown>): number {
+  const index = event.index;
+  if (typeof index !== 'number') throw malformed();
+  return index;
+}
+
+/**
+ * Anthropic's SSE (`message_start`, `content_block_*`, `message_delta`, `message_stop`, `ping`,
+ * `error`) read into internal events as each arrives. Tool calls are numbered in their order of
+ * appearance, as OpenAI numbers them, whatever the block index; usage fields are cumulative, so
+ * the latest value of each is kept and the prompt side recomputed from them.
+ */
+class AnthropicStreamDecoder implements ChatStreamDecoder {
+  private finished = false;
+  private toolCalls = 0;
+  private readonly toolIndexByBlock = new Map<number, number>();
+  private readonly usage: AnthropicUsage = {};
+
+  get done(): boolean {
+    return this.finished;
+  }
+
+  decode(event: SseEvent): ChatStreamEvent[] {
+    if (event.data === null) return [];
+    const data = eventOf(event.data);
+    switch (data.type) {
+      case 'message_start': {
+        const message = recordIn(data, 'message');
+        const start: ChatStreamEvent = { type: 'start', id: stringIn(message, 'id'), created: nowSeconds() };
+        return isRecord(message.usage) ? [start, this.usageEvent(message.usage)] : [start];
+      }
+      case 'content_block_start':
+        return this.blockStart(blockIndexOf(data), recordIn(data, 'content_block'));
+      case 'content_block_delta':
+        return this.blockDelta(blockIndexOf(data), recordIn(data, 'delta'));
+      case 'message_delta': {
+        const stopReason = recordIn(data, 'delta').stop_reason;
+        const events: ChatStreamEvent[] =
+          typeof stopReason === 'string' ? [{ type: 'finish', choice: CHOICE, reason: finishReasonOf(stopReason) }] : [];
+        if (isRecord(data.usage)) events.push(this.usageEvent(data.usage));
+        return events;
+      }
+      case 'message_stop':
+        this.finished = true;
+        return [];
+      case 'error': {
+        const message = isRecord(data.error) ? data.error.message : undefined;
+        throw new StreamEventError(typeof message === 'string' ? `upstream error: ${message}` : 'the upstream reported an error');
+      }
+      default:
+        // ping, content_block_stop, and event types added later
+        return [];
+    }
+  }
+
+  private blockStart(blockIndex: number, block: Record<string, unknown>): ChatStreamEvent[] {
+    switch (block.type) {
+      case 'text': {
+        const text = stringIn(block, 'text');
+        return text === '' ? [] : [{ type: 'text', choice: CHOICE, text }];
+      }
+      case 'thinking': {
+        const text = stringIn(block, 'thinking');
+        const signature = typeof block.signature === 'string' ? block.signature : '';
+        const events: ChatStreamEvent[] = text === '' ? [] : [{ type: 'reasoning', choice: CHOICE, text }];
+        if (signature !== '') events.push({ type: 'reasoning_signature', choice: CHOICE, signature });
+        return events;
+      }
+      case 'redacted_thinking':
+        return [{ type: 'redacted_reasoning', choice: CHOICE, data: stringIn(block, 'data') }];
+      case 'tool_use': {
+        const index = this.toolCalls++;
+        this.toolIndexByBlock.set(blockIndex, index);
+        const input = isRecord(block.input) ? block.input : {};
+        const args = Object.keys(input).length > 0 ? JSON.stringify(input) : '';
+        return [{ type: 'tool_call', choice: CHOICE, index, id: stringIn(block, 'id'), name: stringIn(block, 'name'), arguments: args }];
+      }
+      default:
+        // server-tool blocks are the upstream's own business
+        return [];
+    }
+  }
+
+  private blockDelta(blockIndex: number, delta: Record<string, unknown>): ChatStreamEvent[] {
+    switch (delta.type) {
+      case 'text_delta': {
+        const text = stringIn(delta, 'text');
+        return text === '' ? [] : [{ type: 'text', choice: CHOICE, text }];
+      }
+      case 'thinking_delta': {
+        const text = stringIn(delta, 'thinking');
+        return text === '' ? [] : [{ type: 'reasoning', choice: CHOICE, text }];
+      }
+      case 'signature_delta':
+        return [{ type: 'reasoning_signature', choice: CHOICE, signature: stringIn(delta, 'signature') }];
+      case 'input_json_delta': {
+        const json = stringIn(delta, 'partial_json');
+        const index = this.toolIndexByBlock.get(blockIndex);
+        // A server tool's input (no client tool call) is not the client's.
+        return index === undefined || json === '' ? [] : [{ type: 'tool_call_arguments', choice: CHOICE, index, arguments: json }];
+      }
+      default:
+        // citations_delta and delta types added later
+        return [];
+    }
+  }
+
+  private usageEvent(reported: Record<string, unknown>): ChatStreamEvent {
+    for (const field of USAGE_FIELDS) {
+      const value = reported[field];
+      if (value !== undefined && value !== null) this.usage[field] = value;
+    }
+    return { type: 'usage', usage: partialUsageOf(this.usage) };
+  }
+}
+
+export function anthropicStreamDecoder(): ChatStreamDecoder {
+  return new AnthropicStreamDecoder();
+}

@@ -1,0 +1,50 @@
+import { reportedTokenCount, reportedTokenSum } from '../../features/relay/tokens';
+import type { ChatUsage } from '../chat';
+import { isRecord } from './wire';
+
+/** Anthropic's `usage` (message, `message_start`, `message_delta`): any field may be absent or null. */
+export interface AnthropicUsage {
+  input_tokens?: unknown;
+  output_tokens?: unknown;
+  cache_read_input_tokens?: unknown;
+  cache_creation_input_tokens?: unknown;
+}
+
+type PromptUsage = Pick<ChatUsage, 'promptTokens' | 'cachedTokens' | 'cacheWriteTokens'>;
+
+/** An optional cache count: absent or null is 0, an unbelievable one undefined. */
+function cacheCount(value: unknown): number | undefined {
+  return value === undefined || value === null ? 0 : reportedTokenCount(value);
+}
+
+/**
+ * The prompt side (docs/api.md 2.6): Anthropic's `input_tokens` excludes cache reads and writes,
+ * our prompt tokens include both. Undefined when `input_tokens` is missing or a count is not
+ * believable.
+ */
+function promptUsageOf(usage: AnthropicUsage): PromptUsage | undefined {
+  const input = reportedTokenCount(usage.input_tokens);
+  const cachedTokens = cacheCount(usage.cache_read_input_tokens);
+  const cacheWriteTokens = cacheCount(usage.cache_creation_input_tokens);
+  if (input === undefined || cachedTokens === undefined || cacheWriteTokens === undefined) return undefined;
+  const promptTokens = reportedTokenSum(input, cachedTokens, cacheWriteTokens);
+  return promptTokens === undefined ? undefined : { promptTokens, cachedTokens, cacheWriteTokens };
+}
+
+/**
+ * A whole answer's usage, or undefined when Anthropic's is missing or not believable (the relay
+ * then counts itself). Thinking is billed inside `output_tokens` and not reported apart.
+ */
+export function chatUsageOf(usage: unknown): ChatUsage | undefined {
+  if (!isRecord(usage)) return undefined;
+  const prompt = promptUsageOf(usage);
+  const completionTokens = reportedTokenCount(usage.output_tokens);
+  if (!prompt || completionTokens === undefined) return undefined;
+  return { ...prompt, completionTokens, reasoningTokens: 0 };
+}
+
+/** A stream's usage so far: the prompt side once it is known, the output so far once reported. */
+export function partialUsageOf(usage: AnthropicUsage): Partial<ChatUsage> {
+  const completionTokens = reportedTokenCount(usage.output_tokens);
+  return { ...promptUsageOf(usage), ...(completionTokens === undefined ? {} : { completionTokens }), reasoningTokens: 0 };
+}

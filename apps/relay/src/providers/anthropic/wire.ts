@@ -1,0 +1,53 @@
+/**
+ * The parts of Anthropic's Messages API wire format the relay writes (request bodies) and reads
+ * (answers, stream events, errors), as the official SDK types them.
+ */
+import type { PartExtras } from '../chat';
+
+/** `{type: 'base64' | 'url' | 'text', ...}`: where an image or document comes from. */
+export type MediaSource =
+  | { type: 'base64'; media_type: string; data: string }
+  | { type: 'url'; url: string }
+  /** A plain-text document: `data` is the text itself, not base64. */
+  | { type: 'text'; media_type: 'text/plain'; data: string };
+
+/** A request content block; `extras` (`cache_control`) are spread into it. */
+export type RequestBlock = PartExtras &
+  (
+    | { type: 'text'; text: string }
+    | { type: 'image'; source: MediaSource }
+    | { type: 'document'; source: MediaSource; title?: string }
+    | { type: 'thinking'; thinking: string; signature: string }
+    | { type: 'redacted_thinking'; data: string }
+    | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
+    | { type: 'tool_result'; tool_use_id: string; content?: string | RequestBlock[]; is_error?: true }
+  );
+
+export interface MessageParam {
+  role: 'user' | 'assistant';
+  content: RequestBlock[];
+}
+
+export type ToolChoiceParam =
+  | { type: 'auto' | 'any'; disable_parallel_tool_use?: true }
+  | { type: 'tool'; name: string; disable_parallel_tool_use?: true }
+  | { type: 'none' };
+
+export interface MessagesRequestBody {
+  model: string;
+  max_tokens: number;
+  system?: string | RequestBlock[];
+  messages: MessageParam[];
+  temperature?: number;
+  top_p?: number;
+  stop_sequences?: string[];
+  metadata?: { user_id: string };
+  stream?: true;
+  tools?: (PartExtras & { name: string; description?: string; input_schema: Record<string, unknown> })[];
+  tool_choice?: ToolChoiceParam;
+  thinking?: { type: 'enabled'; budget_tokens: number };
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
