@@ -1,0 +1,92 @@
+import type { FinishReason } from '../chat';
+import { isRecord } from './wire';
+
+/** One step of a candidate's output, as the answer and the stream both read it. */
+export type OutputPiece =
+  | { type: 'reasoning'; text: string }
+  /** A thought signature: it closes the reasoning before it (docs/api.md 2.6). */
+  | { type: 'signature'; signature: string }
+  | { type: 'text'; text: string }
+  | { type: 'call'; id: string | undefined; name: string; arguments: string };
+
+/**
+ * The pieces of one Gemini part. A thought part's signature follows its text; a signature on any
+ * other part (Gemini's place for it: the part after the thoughts) comes first, so the internal form
+ * always carries it on reasoning that precedes what it belongs to. Unknown parts (code execution,
+ * generated files) are skipped.
+ */
+export function piecesOf(part: unknown): OutputPiece[] {
+  if (!isRecord(part)) return [];
+  const pieces: OutputPiece[] = [];
+  const signature = typeof part.thoughtSignature === 'string' && part.thoughtSignature !== '' ? part.thoughtSignature : undefined;
+  const text = typeof part.text === 'string' ? part.text : '';
+  if (part.thought === true) {
+    if (text !== '') pieces.push({ type: 'reasoning', text });
+    if (signature !== undefined) pieces.push({ type: 'signature', signature });
+    return pieces;
+  }
+  if (signature !== undefined) pieces.push({ type: 'signature', signature });
+  const call = part.functionCall;
+  if (isRecord(call) && typeof call.name === 'string') {
+    pieces.push({
+      type: 'call',
+      id: typeof call.id === 'string' && call.id !== '' ? call.id : undefined,
+      name: call.name,
+      arguments: JSON.stringify(isRecord(call.args) ? call.args : {}),
+    });
+  } else if (text !== '') {
+    pieces.push({ type: 'text', text });
+  }
+  return pieces;
+}
+
+/** A candidate's parts, or none when it has no content (a filtered candidate has none). */
+export function partsOfCandidate(candidate: Record<string, unknown>): unknown[] {
+  const content = candidate.content;
+  return isRecord(content) && Array.isArray(content.parts) ? content.parts : [];
+}
+
+/** The choice a candidate is: its `index`, else its place in the list. */
+export function choiceIndexOf(candidate: Record<string, unknown>, position: number): number {
+  return typeof candidate.index === 'number' ? candidate.index : position;
+}
+
+/** Gemini refused the prompt itself: no candidates, a `promptFeedback.blockReason` instead. */
+export function promptBlocked(response: Record<string, unknown>): boolean {
+  return isRecord(response.promptFeedback) && response.promptFeedback.blockReason !== undefined;
+}
+
+/** Gemini's reasons for withholding output. */
+const FILTERED = new Set([
+  'SAFETY',
+  'RECITATION',
+  'BLOCKLIST',
+  'PROHIBITED_CONTENT',
+  'SPII',
+  'IMAGE_SAFETY',
+  'IMAGE_PROHIBITED_CONTENT',
+  'IMAGE_RECITATION',
+]);
+
+/** docs/api.md 2.6: STOP -> stop (tool_calls after a function call), MAX_TOKENS -> length, safety -> content_filter. */
+export function finishReasonOf(reason: unknown, calledTool: boolean): FinishReason {
+  if (reason === 'MAX_TOKENS') return 'length';
+  if (typeof reason === 'string' && FILTERED.has(reason)) return 'content_filter';
+  if (calledTool && (reason === 'STOP' || reason === undefined)) return 'tool_calls';
+  return 'stop';
+}
+
+/** The id of a function call Gemini gave none: unique within the answer. */
+export function generatedCallId(responseId: string, index: number): string {
+  return `call_${responseId}_${index}`;
+}
+
+/** The answer's id: Gemini's `responseId`, undefined when it sent none. */
+export function responseIdOf(response: Record<string, unknown>): string | undefined {
+  return typeof response.responseId === 'string' && response.responseId !== '' ? response.responseId : undefined;
+}
+
+/** Epoch seconds. */
+export function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}

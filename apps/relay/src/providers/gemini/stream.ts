@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import { StreamEventError } from '../../features/relay/event-stream';
+import type { SseEvent } from '../../features/upstream/sse';
+import type { ChatStreamEvent } from '../chat';
+import type { ChatStreamDecoder } from '../provider';
+import {
+  choiceIndexOf,
+  finishReasonOf,
+  generatedCallId,
+  nowSeconds,
+  type OutputPiece,
+  partsOfCandidate,
+  piecesOf,
+  promptBlocked,
+  responseIdOf,
+} from './output';
+import { usageOf } from './usage';
+import { isRecord } from './wire';
+
+function malformed(): StreamEventError {
+  return new StreamEventError('the upstream sent a malformed event');
+}
+
+/**
+ * `streamGenerateContent?alt=sse`: every event is a partial GenerateContentResponse. Function calls
+ * arrive whole, so each becomes one `tool_call` with all its arguments. Gemini ends a stream by
+ * closing it (there is no `[DONE]`), so `done` stays false.
+ */
+export class GeminiStreamDecoder implements ChatStreamDecoder {
+  readonly done = false;
+  private id: string | undefined;
+  private calls = 0;
+  /** Tool calls so far per choice: the next one's index, and whether the choice ends in tool_calls. */
+  private readonly toolCalls = new Map<number, number>();
+
+  decode(event: SseEvent): ChatStreamEvent[] {
+    if (event.data === null) return [];
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(event.data);
+    } catch {
+      throw malformed();
+    }
+    if (!isRecord(chunk)) throw malformed();
+    if (chunk.error !== undefined) {
+      const message = isRecord(chunk.error) ? chunk.error.message : undefined;
+      throw new StreamEventError(typeof message === 'string' ? `upstream error: ${message}` : 'the upstream reported an error');
+    }
+    const candidates = chunk.candidates ?? [];
+    if (!Array.isArray(candidates)) throw malformed();
+
+    const events: ChatStreamEvent[] = [];
+    const id = this.id ?? responseIdOf(chunk) ?? randomUUID();
+    if (this.id === undefined) {
+      this.id = id;
+      events.push({ type: 'start', id, created: nowSeconds() });
+    }
+    for (const [position, candidate] of (candidates as unknown[]).entries()) {
+      if (!isRecord(candidate)) throw malformed();
+      const choice = choiceIndexOf(candidate, position);
+      for (const part of partsOfCandidate(candidate)) {
+        for (const piece of piecesOf(part)) events.push(this.eventOf(piece, choice, id));
+      }
+      if (typeof candidate.finishReason === 'string') {
+        const calledTool = (this.toolCalls.get(choice) ?? 0) > 0;
+        events.push({ type: 'finish', choice, reason: finishReasonOf(candidate.finishReason, calledTool) });
+      }
+    }
+    if (candidates.length === 0 && promptBlocked(chunk)) {
+      events.push({ type: 'finish', choice: 0, reason: 'content_filter' });
+    }
+    const usage = usageOf(chunk.usageMetadata);
+    if (usage) events.push({ type: 'usage', usage });
+    return events;
+  }
+
+  /** `responseId` names the calls Gemini gave no id. */
+  private eventOf(piece: OutputPiece, choice: number, responseId: string): ChatStreamEvent {
+    switch (piece.type) {
+      case 'reasoning':
+        return { type: 'reasoning', choice, text: piece.text };
+      case 'signature':
+        return { type: 'reasoning_signature', choice, signature: piece.signature };
+      case 'text':
+        return { type: 'text', choice, text: piece.text };
+      case 'call': {
+        const index = this.toolCalls.get(choice) ?? 0;
+        this.toolCalls.set(choice, index + 1);
+        const id = piece.id ?? generatedCallId(responseId, this.calls++);
+        return { type: 'tool_call', choice, index, id, name: piece.name, arguments: piece.arguments };
+      }
+    }
+  }
+}
