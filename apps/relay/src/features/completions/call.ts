@@ -7,7 +7,7 @@ import type { Delivery, DeliveryContext, RelayCall } from '../relay/relay-call';
 import { countDeliveredTokens } from '../relay/tokens';
 import { maskUpstreamText } from '../relay/upstream-errors';
 import { type CompletionRequest, countPromptTokens, estimateCompletion } from './request';
-import { choiceTexts, completeUsage } from './usage';
+import { choiceTexts, completeUsage } from '../../providers/openai/usage';
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 
