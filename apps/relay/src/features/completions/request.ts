@@ -34,8 +34,11 @@ export function parseCompletionRequest(raw: Buffer): CompletionRequest {
   return body as CompletionRequest;
 }
 
-/** Prompt tokens: token-id prompts are exact; text is counted by `countText`. */
-function promptTokensOf(prompt: CompletionRequest['prompt'], countText: (text: string) => number): number {
+/**
+ * Prompt tokens of a completion prompt or an embeddings input (the same shapes): token-id prompts
+ * are exact; text is counted by `countText`.
+ */
+export function promptTokensOf(prompt: CompletionRequest['prompt'], countText: (text: string) => number): number {
   if (typeof prompt === 'string') return countText(prompt);
   let total = 0;
   for (const item of prompt) {

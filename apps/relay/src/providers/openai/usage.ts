@@ -1,4 +1,6 @@
-import { reportedTokenCount } from '../relay/tokens';
+import { reportedTokenCount } from '../../features/relay/tokens';
+import type { ChatUsage } from '../chat';
+import { objectOf } from './json';
 
 /** OpenAI `usage` as docs/api.md 2.1 requires it: every count present, details included. */
 export interface CompletionUsage {
@@ -12,10 +14,6 @@ export interface CompletionUsage {
 
 /** Unbelievable counts (negative, fractional, beyond MAX_TOKEN_COUNT) are treated as missing. */
 const count = reportedTokenCount;
-
-function objectOf(value: unknown): Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-}
 
 /**
  * Completes an upstream `usage` object: values from the upstream win, missing ones are derived
@@ -55,6 +53,41 @@ export function completeUsage(
       reasoning_tokens: reasoning,
     },
   };
+}
+
+/**
+ * An OpenAI `usage` object in the internal form, or undefined when it lacks a believable prompt or
+ * completion count (the relay then counts itself). DeepSeek reports cache hits as
+ * `prompt_cache_hit_tokens`; details larger than their total are cut to it.
+ */
+export function usageFromOpenAI(upstream: unknown): ChatUsage | undefined {
+  const usage = objectOf(upstream);
+  const promptTokens = count(usage.prompt_tokens);
+  const completionTokens = count(usage.completion_tokens);
+  if (promptTokens === undefined || completionTokens === undefined) return undefined;
+  const cachedTokens = count(objectOf(usage.prompt_tokens_details).cached_tokens) ?? count(usage.prompt_cache_hit_tokens) ?? 0;
+  const reasoningTokens = count(objectOf(usage.completion_tokens_details).reasoning_tokens) ?? 0;
+  return {
+    promptTokens,
+    completionTokens,
+    cachedTokens: Math.min(cachedTokens, promptTokens),
+    cacheWriteTokens: 0,
+    reasoningTokens: Math.min(reasoningTokens, completionTokens),
+  };
+}
+
+/**
+ * The full OpenAI `usage` object (docs/api.md 2.1) of internal counts. Cache writes have no
+ * OpenAI field: they are in `prompt_tokens`, as docs/api.md 2.6 says.
+ */
+export function usageToOpenAI(usage: ChatUsage): CompletionUsage {
+  const reported = {
+    prompt_tokens: usage.promptTokens,
+    completion_tokens: usage.completionTokens,
+    prompt_tokens_details: { cached_tokens: usage.cachedTokens },
+    completion_tokens_details: { reasoning_tokens: usage.reasoningTokens },
+  };
+  return completeUsage(reported, () => usage.promptTokens, () => usage.completionTokens);
 }
 
 /** Text of every choice of a completion (or chunk), for counting when the upstream sent no usage. */

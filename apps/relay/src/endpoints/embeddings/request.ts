@@ -1,0 +1,49 @@
+import { parseOrThrow } from '@modelgate/http';
+import { z } from 'zod';
+import { promptTokensOf } from '../../features/completions/request';
+import { parseJsonObject } from '../../features/relay/json-body';
+import { countPromptTextTokens, estimateTextTokens } from '../../features/relay/tokens';
+import type { EmbeddingRequest } from '../../providers/chat';
+
+const text = z.string().min(1);
+const tokenIds = z.array(z.number().int().min(0)).min(1);
+
+/** docs/api.md 2.8; other fields are kept and forwarded to OpenAI-compatible channels. */
+const embeddingsSchema = z.looseObject({
+  model: z.string().min(1),
+  input: z.union([text, z.array(text).min(1), tokenIds, z.array(tokenIds).min(1)], {
+    error: 'must be a non-empty string, array of strings, array of token ids or array of token-id arrays',
+  }),
+  dimensions: z.number().int().min(1).nullish(),
+  encoding_format: z.enum(['float', 'base64']).nullish(),
+});
+
+export type EmbeddingsBody = z.output<typeof embeddingsSchema>;
+
+/** Parses the raw body once; only `model` is stored, so only it is refused with a NUL. */
+export function parseEmbeddingsRequest(raw: Buffer): EmbeddingsBody {
+  const body = parseJsonObject(raw);
+  parseOrThrow(embeddingsSchema, body, { storedFields: ['model'] });
+  return body as EmbeddingsBody;
+}
+
+function isTokenIds(input: string[] | number[] | number[][]): input is number[] {
+  return typeof input[0] === 'number';
+}
+
+/** The internal form: one input per embedding wanted (a lone string or token array is one). */
+export function embeddingRequestOf(body: EmbeddingsBody): EmbeddingRequest {
+  const input = body.input;
+  const inputs = typeof input === 'string' || isTokenIds(input) ? [input] : input;
+  return { model: body.model, inputs, dimensions: body.dimensions ?? undefined };
+}
+
+/** The reservation's estimate (docs/api.md 2.5): the input only, embeddings generate no completion. */
+export function estimateEmbeddings(body: EmbeddingsBody): { promptTokens: number; completionTokens: number } {
+  return { promptTokens: promptTokensOf(body.input, estimateTextTokens), completionTokens: 0 };
+}
+
+/** The input's tokens as charged when the upstream reports none. */
+export function countEmbeddingsPromptTokens(body: EmbeddingsBody): number {
+  return promptTokensOf(body.input, countPromptTextTokens);
+}

@@ -1,0 +1,186 @@
+import { type AppError, toOpenAI } from '@modelgate/errors';
+import { StreamEventError } from '../../features/relay/event-stream';
+import type { SseEvent } from '../../features/upstream/sse';
+import type { ChatStreamEvent, ChatUsage } from '../chat';
+import type { ChatStreamDecoder } from '../provider';
+import { chatCompletionId, createdOf, finishReasonFromOpenAI, reasoningOf } from './chat-response';
+import { isJsonObject, objectOf } from './json';
+import { usageFromOpenAI, usageToOpenAI } from './usage';
+
+function malformedEvent(): StreamEventError {
+  return new StreamEventError('the upstream sent a malformed event');
+}
+
+/**
+ * Reads OpenAI `chat.completion.chunk` events into internal events, each as it arrives. A tool
+ * call starts at the first entry with an id and a name for its (choice, index); every later entry
+ * for it carries more arguments (some servers repeat the id and name on each).
+ */
+export class OpenAIChatStreamDecoder implements ChatStreamDecoder {
+  done = false;
+  private started = false;
+  private readonly toolCalls = new Set<string>();
+
+  decode(event: SseEvent): ChatStreamEvent[] {
+    const data = event.data;
+    if (data === null) return [];
+    if (data.trim() === '[DONE]') {
+      this.done = true;
+      return [];
+    }
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      throw malformedEvent();
+    }
+    if (!isJsonObject(chunk)) throw malformedEvent();
+    if (chunk.error !== undefined && chunk.error !== null) {
+      const message = typeof chunk.error === 'string' ? chunk.error : objectOf(chunk.error).message;
+      throw new StreamEventError(typeof message === 'string' ? `upstream error: ${message}` : 'the upstream reported an error');
+    }
+    const choices = chunk.choices ?? [];
+    if (!Array.isArray(choices)) throw malformedEvent();
+    const events: ChatStreamEvent[] = [];
+    // Azure sends a first chunk with an empty id (its prompt filter results): the answer starts at the first real id.
+    if (!this.started && typeof chunk.id === 'string' && chunk.id !== '') {
+      this.started = true;
+      events.push({ type: 'start', id: chunk.id, created: createdOf(chunk.created) });
+    }
+    for (const [position, choice] of choices.entries()) this.decodeChoice(choice, position, events);
+    const usage = usageFromOpenAI(chunk.usage);
+    if (usage) events.push({ type: 'usage', usage });
+    return events;
+  }
+
+  private decodeChoice(choice: unknown, position: number, events: ChatStreamEvent[]): void {
+    if (!isJsonObject(choice)) throw malformedEvent();
+    const index = typeof choice.index === 'number' && Number.isInteger(choice.index) ? choice.index : position;
+    const delta = objectOf(choice.delta);
+    const reasoning = reasoningOf(delta);
+    if (reasoning !== undefined) events.push({ type: 'reasoning', choice: index, text: reasoning });
+    for (const text of [delta.content, delta.refusal]) {
+      if (typeof text === 'string' && text !== '') events.push({ type: 'text', choice: index, text });
+    }
+    const toolCalls = delta.tool_calls ?? [];
+    if (!Array.isArray(toolCalls)) throw malformedEvent();
+    for (const [callPosition, call] of toolCalls.entries()) this.decodeToolCall(call, index, callPosition, events);
+    if (typeof choice.finish_reason === 'string') {
+      events.push({ type: 'finish', choice: index, reason: finishReasonFromOpenAI(choice.finish_reason) });
+    }
+  }
+
+  private decodeToolCall(call: unknown, choice: number, position: number, events: ChatStreamEvent[]): void {
+    if (!isJsonObject(call)) throw malformedEvent();
+    const index = typeof call.index === 'number' && Number.isInteger(call.index) ? call.index : position;
+    const fn = objectOf(call.function);
+    const args = typeof fn.arguments === 'string' ? fn.arguments : '';
+    const key = `${choice}:${index}`;
+    if (!this.toolCalls.has(key) && typeof call.id === 'string' && typeof fn.name === 'string') {
+      this.toolCalls.add(key);
+      events.push({ type: 'tool_call', choice, index, id: call.id, name: fn.name, arguments: args });
+    } else if (args !== '') {
+      events.push({ type: 'tool_call_arguments', choice, index, arguments: args });
+    }
+  }
+}
+
+export interface ChatChunkEncoderOptions {
+  /** The model name the client asked for. */
+  model: string;
+  requestId: string;
+  /** The client set `stream_options.include_usage`. */
+  includeUsage: boolean;
+}
+
+/**
+ * Writes internal stream events as OpenAI `chat.completion.chunk` events (docs/api.md 2.7), for a
+ * chat client another provider answers: one chunk per event, at once. It also keeps what the relay
+ * bills when the provider reports nothing: the pieces delivered and the usage reported so far.
+ */
+export class OpenAIChatChunkEncoder {
+  private id: string;
+  private created: number | undefined;
+  private readonly roleSent = new Set<number>();
+  private readonly delivered: string[] = [];
+  private readonly reported: Partial<ChatUsage> = {};
+
+  constructor(private readonly options: ChatChunkEncoderOptions) {
+    this.id = chatCompletionId(options.requestId);
+  }
+
+  encode(event: ChatStreamEvent): string {
+    switch (event.type) {
+      case 'start':
+        this.id = chatCompletionId(event.id);
+        this.created = event.created;
+        // OpenAI's first chunk: the role, and empty content.
+        return this.chunk(0, { content: '' }, null);
+      case 'text':
+        this.delivered.push(event.text);
+        return this.chunk(event.choice, { content: event.text }, null);
+      case 'reasoning':
+        this.delivered.push(event.text);
+        return this.chunk(event.choice, { reasoning_content: event.text }, null);
+      case 'tool_call':
+        this.delivered.push(event.name, event.arguments);
+        return this.chunk(
+          event.choice,
+          { tool_calls: [{ index: event.index, id: event.id, type: 'function', function: { name: event.name, arguments: event.arguments } }] },
+          null,
+        );
+      case 'tool_call_arguments':
+        this.delivered.push(event.arguments);
+        return this.chunk(event.choice, { tool_calls: [{ index: event.index, function: { arguments: event.arguments } }] }, null);
+      case 'finish':
+        return this.chunk(event.choice, {}, event.reason);
+      case 'usage':
+        Object.assign(this.reported, event.usage);
+        return '';
+      // Signatures and redacted reasoning only mean something to the provider that made them.
+      case 'reasoning_signature':
+      case 'redacted_reasoning':
+        return '';
+    }
+  }
+
+  /** The end of a stream that finished: the usage chunk when the client asked for it, then `[DONE]`. */
+  tail(usage: ChatUsage): string {
+    if (!this.options.includeUsage) return 'data: [DONE]\n\n';
+    const chunk = { ...this.envelope(), choices: [], usage: usageToOpenAI(usage) };
+    return `data: ${JSON.stringify(chunk)}\n\ndata: [DONE]\n\n`;
+  }
+
+  /** The end of a stream the upstream broke after the first byte (docs/api.md 2.1). */
+  errorTail(error: AppError): string {
+    return `data: ${JSON.stringify(toOpenAI(error, this.options.requestId).body)}\n\ndata: [DONE]\n\n`;
+  }
+
+  /** Text, reasoning, tool names and arguments sent: what the relay counts when no usage came. */
+  deliveredText(): string[] {
+    return this.delivered;
+  }
+
+  /** The usage the provider reported so far, field by field. */
+  usage(): Partial<ChatUsage> {
+    return { ...this.reported };
+  }
+
+  private envelope() {
+    this.created ??= Math.floor(Date.now() / 1000);
+    return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.options.model };
+  }
+
+  /** One chunk; the first delta of each choice carries the role, as OpenAI's do. */
+  private chunk(choice: number, delta: Record<string, unknown>, finishReason: string | null): string {
+    const withRole = this.roleSent.has(choice) ? delta : { role: 'assistant', ...delta };
+    this.roleSent.add(choice);
+    const chunk: Record<string, unknown> = {
+      ...this.envelope(),
+      choices: [{ index: choice, delta: withRole, logprobs: null, finish_reason: finishReason }],
+    };
+    // With include_usage OpenAI sends `usage: null` on every chunk before the usage chunk.
+    if (this.options.includeUsage) chunk.usage = null;
+    return `data: ${JSON.stringify(chunk)}\n\n`;
+  }
+}
