@@ -1,13 +1,26 @@
 import { decryptSecret } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
 import type { Logger } from '@modelgate/logger';
-import { CHANNEL_STATUS, CHANNEL_TYPE, channelBaseUrl, type ChannelType, isChannelType, parseModelMapping } from '@modelgate/schemas';
+import {
+  CHANNEL_STATUS,
+  CHANNEL_TYPE,
+  channelBaseUrl,
+  type ChannelSettings,
+  type ChannelType,
+  checkChannelSettings,
+  isChannelType,
+  parseModelMapping,
+} from '@modelgate/schemas';
 import type { ChannelRepository, ChannelRow } from './repository';
 
-/** Which upstream dialect a channel speaks (docs/api.md 3.3: type 1 OpenAI-compatible, 24 Gemini). */
-export type ChannelKind = 'openai' | 'gemini';
+/** Which upstream dialect a channel speaks (docs/api.md 2.6: type 1 OpenAI-compatible, 14 Anthropic, 24 Gemini). */
+export type ChannelKind = 'openai' | 'anthropic' | 'gemini';
 
-const KIND_BY_TYPE: Record<ChannelType, ChannelKind> = { [CHANNEL_TYPE.openai]: 'openai', [CHANNEL_TYPE.gemini]: 'gemini' };
+const KIND_BY_TYPE: Record<ChannelType, ChannelKind> = {
+  [CHANNEL_TYPE.openai]: 'openai',
+  [CHANNEL_TYPE.anthropic]: 'anthropic',
+  [CHANNEL_TYPE.gemini]: 'gemini',
+};
 
 export interface ChannelRecord {
   id: number;
@@ -25,6 +38,8 @@ export interface ChannelRecord {
   autoBan: boolean;
   models: string[];
   groups: string[];
+  /** The type's settings (docs/api.md 3.3). */
+  settings: ChannelSettings;
 }
 
 /** What the metrics show of a channel. */
@@ -37,6 +52,12 @@ interface Route {
 
 function splitList(text: string): string[] {
   return [...new Set(text.split(',').map((s) => s.trim()).filter(Boolean))];
+}
+
+/** Checked by the account service on write; settings that do not suit the type (written by hand) count as none. */
+function settingsOf(type: ChannelType, stored: unknown): ChannelSettings {
+  const checked = checkChannelSettings(type, stored);
+  return checked.ok ? checked.settings : {};
 }
 
 /** The account service validates `model_mapping` on write; an unreadable one (written by hand) maps nothing. */
@@ -154,6 +175,7 @@ export class ChannelCache {
       autoBan: row.autoBan,
       models: splitList(row.models),
       groups: splitList(row.groups || 'default'),
+      settings: settingsOf(row.type, row.settings),
     };
   }
 

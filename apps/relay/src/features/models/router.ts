@@ -5,7 +5,7 @@ import type { KeyCache } from '../keys/key-cache';
 
 /** Fixed like new-api's: model entries have no meaningful creation date of their own. */
 const MODEL_CREATED = 1_626_777_600;
-const OWNER: Record<ChannelKind, string> = { openai: 'openai', gemini: 'google' };
+const OWNER: Record<ChannelKind, string> = { openai: 'openai', anthropic: 'anthropic', gemini: 'google' };
 
 /**
  * Models of the key's group's enabled channels, filtered by the key's allow-list, sorted; a client
