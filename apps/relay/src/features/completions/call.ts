@@ -7,7 +7,7 @@ import type { Delivery, DeliveryContext, RelayCall } from '../relay/relay-call';
 import { countDeliveredTokens } from '../relay/tokens';
 import { maskUpstreamText } from '../relay/upstream-errors';
 import { type CompletionRequest, countPromptTokens, estimateCompletion } from './request';
-import { choiceTexts, completeUsage } from './usage';
+import { chargedUsageOf, choiceTexts, completeUsage } from './usage';
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 
@@ -16,7 +16,7 @@ export class CompletionCall implements RelayCall {
   readonly kind = 'openai' as const;
   readonly model: string;
   readonly stream: boolean;
-  readonly estimate: { promptTokens: number; completionTokens: number };
+  readonly estimate: RelayCall['estimate'];
   private readonly clientWantsUsage: boolean;
   private readonly bodies = new Map<string, Buffer | string>();
 
@@ -85,7 +85,7 @@ export class CompletionCall implements RelayCall {
     res.writeHead(200, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(text) });
     res.end(text);
     return {
-      usage: { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens },
+      usage: chargedUsageOf(usage),
       firstByteMs: Date.now() - startedAt,
       billable: true,
     };
@@ -97,7 +97,7 @@ export class CompletionCall implements RelayCall {
     const cut = result.clientAborted || result.failure !== undefined;
     const usage = dialect.usage();
     return {
-      usage: { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens },
+      usage: chargedUsageOf(usage),
       firstByteMs: result.firstByteMs,
       // A cut stream is charged for what was generated; one that generated nothing costs nothing.
       billable: !cut || dialect.sawUsage || usage.completion_tokens > 0,

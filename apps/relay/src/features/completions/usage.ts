@@ -1,3 +1,4 @@
+import type { ChatUsage } from '../../providers/chat';
 import { reportedTokenCount } from '../relay/tokens';
 
 /** OpenAI `usage` as docs/api.md 2.1 requires it: every count present, details included. */
@@ -54,6 +55,17 @@ export function completeUsage(
       audio_tokens: completionAudio,
       reasoning_tokens: reasoning,
     },
+  };
+}
+
+/** The counts a completed `usage` is charged by (docs/api.md 2.11); OpenAI reports no cache writes. */
+export function chargedUsageOf(usage: CompletionUsage): ChatUsage {
+  return {
+    promptTokens: usage.prompt_tokens,
+    completionTokens: usage.completion_tokens,
+    cachedTokens: usage.prompt_tokens_details.cached_tokens,
+    cacheWriteTokens: 0,
+    reasoningTokens: usage.completion_tokens_details.reasoning_tokens,
   };
 }
 

@@ -1,8 +1,9 @@
 import { type AppError, toGoogle } from '@modelgate/errors';
 import type { ChannelRecord } from '../channels/channel-cache';
 import { relayEventStream, type StreamDialect, StreamEventError } from '../relay/event-stream';
-import type { Delivery, DeliveryContext, RelayCall, Usage } from '../relay/relay-call';
-import { countDeliveredTokens, reportedTokenSum } from '../relay/tokens';
+import type { ChatUsage } from '../../providers/chat';
+import type { Delivery, DeliveryContext, RelayCall } from '../relay/relay-call';
+import { countDeliveredTokens, reportedTokenCount, reportedTokenSum } from '../relay/tokens';
 import { maskUpstreamText } from '../relay/upstream-errors';
 import { readBody, UpstreamFailure, type UpstreamResponse } from '../upstream/client';
 import type { SseEvent } from '../upstream/sse';
@@ -11,6 +12,7 @@ import { countPromptTokens, estimateGenerateContent, type GenerateContentRequest
 interface UsageMetadata {
   promptTokenCount?: unknown;
   toolUsePromptTokenCount?: unknown;
+  cachedContentTokenCount?: unknown;
   candidatesTokenCount?: unknown;
   thoughtsTokenCount?: unknown;
 }
@@ -18,13 +20,18 @@ interface UsageMetadata {
 /**
  * TTS audio and thinking are output: `candidatesTokenCount` + `thoughtsTokenCount` (docs/api.md 2.5).
  * Without metadata, or with counts that are not believable, our own counts are charged: the
- * prompt and the delivered text, tokenized.
+ * prompt and the delivered text, tokenized. The prompt count includes `cachedContentTokenCount`,
+ * priced apart (docs/api.md 2.11); our own counts know of no cache or thoughts.
  */
-function usageOf(metadata: UsageMetadata | undefined, promptTokens: () => number, texts: () => string[]): Usage {
+function usageOf(metadata: UsageMetadata | undefined, promptTokens: () => number, texts: () => string[]): ChatUsage {
+  const reportedPrompt = metadata && reportedTokenSum(metadata.promptTokenCount, metadata.toolUsePromptTokenCount);
+  const reportedCompletion = metadata && reportedTokenSum(metadata.candidatesTokenCount, metadata.thoughtsTokenCount);
   return {
-    promptTokens: (metadata && reportedTokenSum(metadata.promptTokenCount, metadata.toolUsePromptTokenCount)) ?? promptTokens(),
-    completionTokens:
-      (metadata && reportedTokenSum(metadata.candidatesTokenCount, metadata.thoughtsTokenCount)) ?? countDeliveredTokens(texts()),
+    promptTokens: reportedPrompt ?? promptTokens(),
+    completionTokens: reportedCompletion ?? countDeliveredTokens(texts()),
+    cachedTokens: reportedPrompt === undefined ? 0 : (reportedTokenCount(metadata?.cachedContentTokenCount) ?? 0),
+    cacheWriteTokens: 0,
+    reasoningTokens: reportedCompletion === undefined ? 0 : (reportedTokenCount(metadata?.thoughtsTokenCount) ?? 0),
   };
 }
 
@@ -46,7 +53,7 @@ const JSON_CONTENT_TYPE = 'application/json; charset=UTF-8';
 export class GeminiCall implements RelayCall {
   readonly kind = 'gemini' as const;
 
-  readonly estimate: Usage;
+  readonly estimate: RelayCall['estimate'];
 
   constructor(
     private readonly raw: Buffer,
