@@ -34,6 +34,12 @@ describe('chargeFor', () => {
       { promptTokens: 10, completionTokens: 0, cachedTokens: 8, cacheWriteTokens: 8 },
       0 + 4 + 16,
     ],
+    [
+      'the worked example of docs/api.md 2.11',
+      { modelRatio: 1.5, completionRatio: 5, cacheRatio: 0.1, cacheCreationRatio: 1.25 },
+      { promptTokens: 10_000, completionTokens: 300, cachedTokens: 8_000, cacheWriteTokens: 1_500 },
+      7013,
+    ],
     ['rounds to the nearest unit', { modelRatio: 0.15, completionRatio: 8.333333 }, { promptTokens: 3, completionTokens: 5 }, 7],
     ['at least 1 when any token was used', { modelRatio: 0.001 }, { promptTokens: 1, completionTokens: 0 }, 1],
     ['at least 1 for a fully cached prompt at ratio 0', { cacheRatio: 0 }, { promptTokens: 50, completionTokens: 0, cachedTokens: 50 }, 1],
