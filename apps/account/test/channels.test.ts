@@ -23,6 +23,7 @@ interface ChannelView {
   groups: string;
   model_mapping: string;
   status: number;
+  settings: Record<string, unknown>;
   response_time_ms: number;
   tested_at: number | null;
 }
@@ -96,6 +97,31 @@ describe('channel CRUD (admin)', () => {
     expect(expectOk(await agent.put('/api/channel/').send({ id: renamed.id, type: 1, name: 'same type' }))).toMatchObject({ base_url: 'https://api.openai.com' });
   });
 
+  it('creates Anthropic channels (type 14) and keeps the settings each type declares', async () => {
+    const { agent } = await admin();
+    const anthropic = expectOk(await agent.post('/api/channel/').send({ name: 'claude', type: 14, key: 'k', models: 'claude-sonnet-4-5' })) as ChannelView;
+    expect(anthropic).toMatchObject({ type: 14, base_url: '', settings: {} });
+    const openai = expectOk(
+      await agent.post('/api/channel/').send({ name: 'vllm', type: 1, key: 'k', models: 'm', settings: { responses: 'chat' } }),
+    ) as ChannelView;
+    expect(openai.settings).toEqual({ responses: 'chat' });
+    expect((await prisma.channel.findUniqueOrThrow({ where: { id: openai.id } })).settings).toEqual({ responses: 'chat' });
+    expect(expectOk(await agent.get(`/api/channel/${openai.id}`))).toMatchObject({ settings: { responses: 'chat' } });
+
+    expect(expectOk(await agent.put('/api/channel/').send({ id: openai.id, settings: { responses: 'native' } }))).toMatchObject({
+      settings: { responses: 'native' },
+    });
+    // Settings the new type does not declare make the type change invalid, unless they go with it.
+    expectFailure(await agent.put('/api/channel/').send({ id: openai.id, type: 14 }), 400, 'invalid_request', /^settings\.responses: channel type 14/);
+    expect((await prisma.channel.findUniqueOrThrow({ where: { id: openai.id } })).type).toBe(1);
+    expect(expectOk(await agent.put('/api/channel/').send({ id: openai.id, type: 14, settings: {} }))).toMatchObject({ type: 14, settings: {} });
+    expectFailure(await agent.put('/api/channel/').send({ id: anthropic.id, settings: { responses: 'chat' } }), 400, 'invalid_request', /settings\.responses/);
+    expect(expectOk(await agent.put('/api/channel/').send({ id: anthropic.id, type: 1, settings: { responses: 'chat' } }))).toMatchObject({
+      type: 1,
+      settings: { responses: 'chat' },
+    });
+  });
+
   it.each([
     [{ type: 1, key: 'k', models: 'm' }, /name/],
     [{ name: 'n', type: 3, key: 'k', models: 'm' }, /type/],
@@ -108,6 +134,12 @@ describe('channel CRUD (admin)', () => {
     [{ name: 'n', type: 1, key: 'k', models: 'm', model_mapping: null }, /model_mapping: must be a JSON object/],
     [{ name: 'n', type: 1, key: 'k', models: 'm', groups: 'bad group' }, /groups/],
     [{ name: 'n', type: 1, key: 'k', models: 'm', used_quota: 5 }, /used_quota/],
+    [{ name: 'n', type: 1, key: 'k', models: 'm', settings: { responses: 'both' } }, /settings\.responses: must be "native" or "chat"/],
+    [{ name: 'n', type: 1, key: 'k', models: 'm', settings: { timeout: 5 } }, /settings\.timeout: channel type 1 \(OpenAI-compatible\) has no setting "timeout"/],
+    [{ name: 'n', type: 14, key: 'k', models: 'm', settings: { responses: 'chat' } }, /settings\.responses: channel type 14 \(Anthropic\)/],
+    [{ name: 'n', type: 24, key: 'k', models: 'm', settings: { responses: 'native' } }, /settings\.responses/],
+    [{ name: 'n', type: 1, key: 'k', models: 'm', settings: '{"responses":"chat"}' }, /settings: must be a JSON object/],
+    [{ name: 'n', type: 1, key: 'k', models: 'm', settings: null }, /settings: must be a JSON object/],
   ])('rejects %j with 400', async (body, field) => {
     const { agent } = await admin();
     expectFailure(await agent.post('/api/channel/').send(body), 400, 'invalid_request', field);
@@ -208,9 +240,9 @@ describe('GET /api/channel/test/:id', () => {
     upstream.requests.length = 0;
   });
 
-  it('sends one small completion through an OpenAI-compatible channel and records its response time', async () => {
+  it('sends one small chat completion through an OpenAI-compatible channel and records its response time', async () => {
     const { agent } = await admin();
-    upstream.reply = { status: 200, body: { id: 'cmpl-1', object: 'text_completion', choices: [{ text: '!' }] } };
+    upstream.reply = { status: 200, body: { id: 'chatcmpl-1', object: 'chat.completion', choices: [{ message: { role: 'assistant', content: '!' } }] } };
     const channel = await createChannel(prisma, {
       baseUrl,
       key: CHANNEL_KEY,
@@ -222,15 +254,38 @@ describe('GET /api/channel/test/:id', () => {
     expect(upstream.requests).toHaveLength(1);
     expect(upstream.requests[0]).toMatchObject({
       method: 'POST',
-      path: '/v1/completions',
-      body: { model: 'davinci-002-upstream', prompt: 'hi', max_tokens: 1 },
+      path: '/v1/chat/completions',
+      body: { model: 'davinci-002-upstream', messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 },
     });
-    expect(upstream.requests[0]?.headers.authorization).toBe(`Bearer ${CHANNEL_KEY}`);
+    expect(upstream.requests[0]?.headers).toMatchObject({ authorization: `Bearer ${CHANNEL_KEY}`, 'content-type': 'application/json' });
     const row = await prisma.channel.findUniqueOrThrow({ where: { id: channel.id } });
     expect(row.testedAt).not.toBeNull();
     expect(row.responseTimeMs).toBe(result.time_ms);
     const view = expectOk(await agent.get(`/api/channel/${channel.id}`)) as ChannelView;
     expect(view.tested_at).toEqual(expect.any(Number));
+  });
+
+  it('tests an Anthropic channel with a Messages request, its key in x-api-key', async () => {
+    const { agent } = await admin();
+    upstream.reply = { status: 200, body: { id: 'msg_1', type: 'message', role: 'assistant', content: [{ type: 'text', text: 'H' }] } };
+    const channel = await createChannel(prisma, { type: 14, baseUrl: `${baseUrl}/proxy`, key: CHANNEL_KEY, models: 'claude-haiku-4-5' });
+    expect(expectOk(await agent.get(`/api/channel/test/${channel.id}`))).toMatchObject({ success: true });
+    expect(upstream.requests[0]).toMatchObject({
+      method: 'POST',
+      path: '/proxy/v1/messages',
+      body: { model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 },
+    });
+    expect(upstream.requests[0]?.headers).toMatchObject({ 'x-api-key': CHANNEL_KEY, 'anthropic-version': '2023-06-01' });
+    expect(upstream.requests[0]?.headers.authorization).toBeUndefined();
+  });
+
+  it("reports an Anthropic error in the upstream's words, without the key", async () => {
+    const { agent } = await admin();
+    upstream.reply = { status: 401, body: { type: 'error', error: { type: 'authentication_error', message: `invalid x-api-key ${CHANNEL_KEY}` } } };
+    const channel = await createChannel(prisma, { type: 14, baseUrl, key: CHANNEL_KEY, models: 'claude-haiku-4-5' });
+    const res = await agent.get(`/api/channel/test/${channel.id}`);
+    expect(expectOk(res)).toMatchObject({ success: false, message: 'upstream answered 401: invalid x-api-key ***' });
+    expect(JSON.stringify(res.body)).not.toContain(CHANNEL_KEY);
   });
 
   it('tests a Gemini channel with generateContent, defaulting to its first model', async () => {

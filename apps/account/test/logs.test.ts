@@ -71,11 +71,35 @@ describe('GET /api/log/self', () => {
       use_time_ms: 321,
       is_stream: true,
       request_id: `req-${user.id}-2`,
+      other: {},
     });
     const [newest, older] = page.items;
     expect(newest?.id).toBeGreaterThan(older?.id ?? Number.POSITIVE_INFINITY);
     const second = expectOk(await user.agent.get('/api/log/self?p=2&page_size=2')) as LogPage;
     expect(second.items).toHaveLength(1);
+  });
+
+  it('shows the ratios and every token count a consume row was charged from, not the relay\'s bookkeeping', async () => {
+    const user = await loggedInUser(account);
+    const billing = {
+      group: 'default',
+      model_ratio: 1.5,
+      completion_ratio: 5,
+      group_ratio: 1,
+      cache_ratio: 0.1,
+      cache_creation_ratio: 1.25,
+      cache_tokens: 800,
+      cache_creation_tokens: 100,
+      reasoning_tokens: 0,
+    };
+    await prisma.log.create({
+      data: { userId: user.id, username: user.username, type: 2, quota: -1_000, promptTokens: 1_000, other: { entry: 'relay-1:42', ...billing } },
+    });
+    const [item] = (expectOk(await user.agent.get('/api/log/self')) as { items: { other: unknown }[] }).items;
+    expect(item?.other).toEqual(billing);
+    const admin = await loggedInUser(account, { role: ROLE.admin });
+    const [adminItem] = (expectOk(await admin.agent.get('/api/log/')) as { items: { other: unknown }[] }).items;
+    expect(adminItem?.other).toEqual(billing);
   });
 
   it('filters by type, model name and time range (unix seconds, inclusive)', async () => {

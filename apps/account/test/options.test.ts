@@ -28,6 +28,22 @@ describe('GET /api/option/', () => {
     expect(JSON.stringify(res.body)).not.toContain('sk_live_do_not_show');
   });
 
+  it('lists the cache price maps (docs/api.md 2.11) with their shipped defaults until root sets them', async () => {
+    const root = await loggedInUser(account, { role: ROLE.root });
+    const listed = () => root.agent.get('/api/option/').then((res) => new Map((expectOk(res) as { key: string; value: string }[]).map((o) => [o.key, o.value])));
+    const defaults = await listed();
+    expect(JSON.parse(defaults.get('CacheRatio') ?? '{}')).toMatchObject({ 'gpt-4o': 0.5, 'gpt-5': 0.1, 'claude-sonnet-4-5': 0.1 });
+    expect(JSON.parse(defaults.get('CacheCreationRatio') ?? '{}')).toMatchObject({ 'claude-sonnet-4-5': 1.25, 'claude-haiku-4-5': 1.25 });
+    expect(JSON.parse(defaults.get('ModelRatio') ?? '{}')).toMatchObject({ 'gpt-4.1': 1, 'claude-opus-4-1': 7.5, 'gemini-2.5-flash-lite': 0.05 });
+
+    expectOk(await root.agent.put('/api/option/').send({ key: 'CacheRatio', value: { 'my-model': 0.2 } }));
+    expectOk(await root.agent.put('/api/option/').send({ key: 'CacheCreationRatio', value: '{"my-model": 1.5}' }));
+    const stored = Object.fromEntries((await prisma.option.findMany()).map((o) => [o.key, o.value]));
+    expect(stored).toEqual({ CacheRatio: '{"my-model":0.2}', CacheCreationRatio: '{"my-model":1.5}' });
+    const changed = await listed();
+    expect([changed.get('CacheRatio'), changed.get('CacheCreationRatio')]).toEqual(['{"my-model":0.2}', '{"my-model":1.5}']);
+  });
+
   it('is for root only', async () => {
     const admin = await loggedInUser(account, { role: ROLE.admin });
     expectFailure(await admin.agent.get('/api/option/'), 403, 'forbidden');
@@ -68,6 +84,10 @@ describe('PUT /api/option/', () => {
     [{ key: 'RetryTimes', value: 99 }, /value/],
     [{ key: 'ModelRatio', value: '{broken' }, /value/],
     [{ key: 'GroupRatio', value: { vip: 'fast' } }, /value/],
+    [{ key: 'CacheRatio', value: '{broken' }, /value: CacheRatio: must be JSON text/],
+    [{ key: 'CacheRatio', value: { 'gpt-4o': -0.5 } }, /value: CacheRatio: entry "gpt-4o"/],
+    [{ key: 'CacheCreationRatio', value: ['claude-sonnet-4-5'] }, /value: CacheCreationRatio: must be a JSON object/],
+    [{ key: 'CacheCreationRatio', value: { constructor: 2 } }, /value: CacheCreationRatio: key "constructor"/],
     [{ key: 'RegisterEnabled', value: 'maybe' }, /value/],
     [{ key: 'QuotaPerUnit' }, /value/],
     [{ key: 'QuotaPerUnit', value: '5', extra: 1 }, /extra/],

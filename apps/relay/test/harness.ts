@@ -217,6 +217,9 @@ export function ledgerEntry(customer: Customer, channelId: number, fields: Parti
     quota: 40,
     promptTokens: 20,
     completionTokens: 20,
+    cachedTokens: 0,
+    cacheWriteTokens: 0,
+    reasoningTokens: 0,
     useTimeMs: 5,
     firstByteMs: 2,
     isStream: false,
@@ -226,6 +229,8 @@ export function ledgerEntry(customer: Customer, channelId: number, fields: Parti
     modelRatio: 1,
     completionRatio: 1,
     groupRatio: 1,
+    cacheRatio: 1,
+    cacheCreationRatio: 1,
     ...fields,
   };
 }

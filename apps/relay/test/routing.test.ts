@@ -182,4 +182,13 @@ describe('routing', () => {
     for (let i = 0; i < 3; i++) await client.completions.create({ model: MODEL, prompt: [1], max_tokens: 1 });
     expect(primary.requests).toHaveLength(primaryCount);
   });
+
+  it("carries each channel's settings (docs/api.md 3.3); settings that do not suit the type count as none", async () => {
+    const chat = await openAiChannel(harness.prisma, primary.url, { settings: { responses: 'chat' }, priority: 10 });
+    const handEdited = await openAiChannel(harness.prisma, backup.url, { settings: { responses: 'sometimes' } });
+    await harness.reloadCaches();
+    const plan = harness.relay.channels.plan('completions', 'default', MODEL);
+    const records = [plan.next(), plan.next()];
+    expect(records.map((record) => [record?.id, record?.settings])).toEqual([[chat.id, { responses: 'chat' }], [handEdited.id, {}]]);
+  });
 });

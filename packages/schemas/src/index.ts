@@ -1,3 +1,4 @@
+export * from './channel-settings';
 export * from './channel-types';
 export * from './domain';
 export * from './ip-allow-list';

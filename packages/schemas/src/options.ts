@@ -79,35 +79,148 @@ const ratioMapOption = z.unknown().transform((value, ctx) => {
 const nonNegativeInt = integerOption(0, Number.MAX_SAFE_INTEGER);
 const positiveInt = integerOption(1, Number.MAX_SAFE_INTEGER);
 
-/** Default prices: model ratio 1 = USD 0.002 / 1K tokens (docs/api.md 2.5). */
+/*
+ * Default prices (docs/api.md 2.5, 2.11), from the providers' pricing pages as checked on 2026-11-25
+ * (developers.openai.com/api/docs/pricing, platform.claude.com/docs/en/about-claude/pricing,
+ * ai.google.dev/gemini-api/docs/pricing). ModelRatio = USD per 1M input tokens / 2 (ratio 1 = USD 2
+ * per 1M tokens); CompletionRatio = output price / input price; CacheRatio = cached input price /
+ * input price; CacheCreationRatio = cache-write price / input price. They apply until root stores a
+ * map of its own for the option (a stored map replaces the default whole).
+ */
 export const DEFAULT_MODEL_RATIO: Record<string, number> = {
   'gpt-3.5-turbo-instruct': 0.75,
   'davinci-002': 1,
   'babbage-002': 0.2,
+  // OpenAI chat, USD per 1M input / output: gpt-4o 2.50 / 10, gpt-4o-mini 0.15 / 0.60, gpt-4.1 2 / 8,
+  // gpt-4.1-mini 0.40 / 1.60, gpt-4.1-nano 0.10 / 0.40, gpt-5 1.25 / 10, gpt-5-mini 0.25 / 2,
+  // gpt-5-nano 0.05 / 0.40, o3 2 / 8, o4-mini 1.10 / 4.40.
   'gpt-4o-mini': 0.075,
   'gpt-4o': 1.25,
+  'gpt-4.1': 1,
+  'gpt-4.1-mini': 0.2,
+  'gpt-4.1-nano': 0.05,
+  'gpt-5': 0.625,
+  'gpt-5-mini': 0.125,
+  'gpt-5-nano': 0.025,
+  o3: 1,
+  'o4-mini': 0.55,
+  // OpenAI embeddings, USD per 1M input: 0.02, 0.13, 0.10.
+  'text-embedding-3-small': 0.01,
+  'text-embedding-3-large': 0.065,
+  'text-embedding-ada-002': 0.05,
+  // Anthropic, by alias and by snapshot id (Claude Code sends snapshot ids), USD per 1M input / output:
+  // Opus 4.1 15 / 75, Opus 4.5 5 / 25, Sonnet 4.5 and 4 3 / 15, Haiku 4.5 1 / 5, Haiku 3.5 0.80 / 4.
+  'claude-opus-4-1': 7.5,
+  'claude-opus-4-1-20250805': 7.5,
+  'claude-opus-4-5': 2.5,
+  'claude-opus-4-5-20251101': 2.5,
+  'claude-sonnet-4-5': 1.5,
+  'claude-sonnet-4-5-20250929': 1.5,
+  'claude-sonnet-4-0': 1.5,
+  'claude-sonnet-4-20250514': 1.5,
+  'claude-haiku-4-5': 0.5,
+  'claude-haiku-4-5-20251001': 0.5,
+  'claude-3-5-haiku-latest': 0.4,
+  'claude-3-5-haiku-20241022': 0.4,
+  // Gemini, USD per 1M input / output (2.5 Pro: prompts up to 200K tokens): 2.5 Pro 1.25 / 10,
+  // 2.5 Flash 0.30 / 2.50, 2.5 Flash-Lite 0.10 / 0.40, 2.0 Flash 0.10 / 0.40.
   'gemini-2.0-flash': 0.05,
   'gemini-2.5-flash': 0.15,
+  'gemini-2.5-flash-lite': 0.05,
   'gemini-2.5-pro': 0.625,
   'gemini-2.5-flash-preview-tts': 0.25,
   'gemini-2.5-pro-preview-tts': 0.5,
+  // Gemini embeddings: gemini-embedding-001 USD 0.15 per 1M input; text-embedding-004 is free on the
+  // Gemini API and about USD 0.10 per 1M tokens on Vertex AI (USD 0.025 per 1M characters).
+  'gemini-embedding-001': 0.075,
+  'text-embedding-004': 0.05,
 };
 
 export const DEFAULT_COMPLETION_RATIO: Record<string, number> = {
   'gpt-3.5-turbo-instruct': 1.333333,
   'gpt-4o-mini': 4,
   'gpt-4o': 4,
+  'gpt-4.1': 4,
+  'gpt-4.1-mini': 4,
+  'gpt-4.1-nano': 4,
+  'gpt-5': 8,
+  'gpt-5-mini': 8,
+  'gpt-5-nano': 8,
+  o3: 4,
+  'o4-mini': 4,
+  'claude-opus-4-1': 5,
+  'claude-opus-4-1-20250805': 5,
+  'claude-opus-4-5': 5,
+  'claude-opus-4-5-20251101': 5,
+  'claude-sonnet-4-5': 5,
+  'claude-sonnet-4-5-20250929': 5,
+  'claude-sonnet-4-0': 5,
+  'claude-sonnet-4-20250514': 5,
+  'claude-haiku-4-5': 5,
+  'claude-haiku-4-5-20251001': 5,
+  'claude-3-5-haiku-latest': 5,
+  'claude-3-5-haiku-20241022': 5,
   'gemini-2.0-flash': 4,
   'gemini-2.5-flash': 8.333333,
+  'gemini-2.5-flash-lite': 4,
   'gemini-2.5-pro': 8,
   'gemini-2.5-flash-preview-tts': 20,
   'gemini-2.5-pro-preview-tts': 20,
 };
 
+/**
+ * Cached prompt tokens (docs/api.md 2.11): OpenAI cached input is 1/2 of input for gpt-4o, 1/4 for
+ * gpt-4.1, o3 and o4-mini, 1/10 for gpt-5; Anthropic cache hits 1/10; Gemini 2.5 cached input 1/10
+ * (the earlier 1/4 was cut), 2.0 Flash 1/4. Models without an entry pay the full input price.
+ */
+export const DEFAULT_CACHE_RATIO: Record<string, number> = {
+  'gpt-4o-mini': 0.5,
+  'gpt-4o': 0.5,
+  'gpt-4.1': 0.25,
+  'gpt-4.1-mini': 0.25,
+  'gpt-4.1-nano': 0.25,
+  'gpt-5': 0.1,
+  'gpt-5-mini': 0.1,
+  'gpt-5-nano': 0.1,
+  o3: 0.25,
+  'o4-mini': 0.25,
+  'claude-opus-4-1': 0.1,
+  'claude-opus-4-1-20250805': 0.1,
+  'claude-opus-4-5': 0.1,
+  'claude-opus-4-5-20251101': 0.1,
+  'claude-sonnet-4-5': 0.1,
+  'claude-sonnet-4-5-20250929': 0.1,
+  'claude-sonnet-4-0': 0.1,
+  'claude-sonnet-4-20250514': 0.1,
+  'claude-haiku-4-5': 0.1,
+  'claude-haiku-4-5-20251001': 0.1,
+  'claude-3-5-haiku-latest': 0.1,
+  'claude-3-5-haiku-20241022': 0.1,
+  'gemini-2.0-flash': 0.25,
+  'gemini-2.5-flash': 0.1,
+  'gemini-2.5-flash-lite': 0.1,
+  'gemini-2.5-pro': 0.1,
+};
+
+/** docs/api.md 2.11: the CacheCreationRatio of an Anthropic (`claude-*`) model the map does not name. */
+export const ANTHROPIC_CACHE_CREATION_RATIO = 1.25;
+
+/**
+ * Cache-write prompt tokens (docs/api.md 2.11): Anthropic's 5-minute cache writes cost 1.25 x input.
+ * A `claude-*` model without an entry is priced the same way; other models pay the input price.
+ */
+export const DEFAULT_CACHE_CREATION_RATIO: Record<string, number> = Object.fromEntries(
+  Object.keys(DEFAULT_MODEL_RATIO)
+    .filter((model) => model.startsWith('claude-'))
+    .map((model) => [model, ANTHROPIC_CACHE_CREATION_RATIO]),
+);
+
 export const OPTION_DEFINITIONS = {
   QuotaPerUnit: { schema: positiveInt, default: '500000', secret: false },
   ModelRatio: { schema: ratioMapOption, default: JSON.stringify(DEFAULT_MODEL_RATIO), secret: false },
   CompletionRatio: { schema: ratioMapOption, default: JSON.stringify(DEFAULT_COMPLETION_RATIO), secret: false },
+  CacheRatio: { schema: ratioMapOption, default: JSON.stringify(DEFAULT_CACHE_RATIO), secret: false },
+  CacheCreationRatio: { schema: ratioMapOption, default: JSON.stringify(DEFAULT_CACHE_CREATION_RATIO), secret: false },
   GroupRatio: { schema: ratioMapOption, default: JSON.stringify({ default: 1, vip: 1, svip: 1 }), secret: false },
   RetryTimes: { schema: integerOption(0, 10), default: '2', secret: false },
   QuotaForNewUser: { schema: nonNegativeInt, default: '0', secret: false },

@@ -1,12 +1,4 @@
-import { CHANNEL_TYPE, channelBaseUrl, DEFAULT_CHANNEL_BASE_URL, effectiveTokenStatus, parseModelMapping, TOKEN_STATUS } from '../src';
-
-describe('channelBaseUrl', () => {
-  it("uses the channel's own base URL, or its type's default when it has none", () => {
-    expect(channelBaseUrl({ type: CHANNEL_TYPE.openai, baseUrl: 'http://127.0.0.1:9' })).toBe('http://127.0.0.1:9');
-    expect(channelBaseUrl({ type: CHANNEL_TYPE.openai, baseUrl: '' })).toBe('https://api.openai.com');
-    expect(channelBaseUrl({ type: CHANNEL_TYPE.gemini, baseUrl: ' ' })).toBe(DEFAULT_CHANNEL_BASE_URL[CHANNEL_TYPE.gemini]);
-  });
-});
+import { effectiveTokenStatus, parseModelMapping, TOKEN_STATUS } from '../src';
 
 describe('parseModelMapping', () => {
   it('reads a JSON object of model names; blank text maps nothing', () => {

@@ -1,4 +1,12 @@
-import { DEFAULT_MODEL_RATIO, normalizeOptionValue, OPTION_DEFINITIONS, parseOptions } from '../src';
+import {
+  DEFAULT_CACHE_CREATION_RATIO,
+  DEFAULT_CACHE_RATIO,
+  DEFAULT_COMPLETION_RATIO,
+  DEFAULT_MODEL_RATIO,
+  normalizeOptionValue,
+  OPTION_DEFINITIONS,
+  parseOptions,
+} from '../src';
 
 describe('options', () => {
   it('falls back to defaults for missing and corrupt rows', () => {
@@ -88,5 +96,56 @@ describe('options', () => {
   it('marks the Stripe secrets as secret', () => {
     const secrets = Object.entries(OPTION_DEFINITIONS).filter(([, d]) => d.secret).map(([k]) => k);
     expect(secrets.sort()).toEqual(['StripeApiSecret', 'StripeWebhookSecret']);
+  });
+
+  it.each(['CacheRatio', 'CacheCreationRatio'] as const)('reads and validates %s like the other ratio maps', (key) => {
+    expect(normalizeOptionValue(key, { 'my-model': 0.1 })).toBe('{"my-model":0.1}');
+    expect(normalizeOptionValue(key, '{"my-model": 1.25}')).toBe('{"my-model":1.25}');
+    expect(() => normalizeOptionValue(key, '{broken')).toThrow(new RegExp(`${key}: must be JSON text`));
+    expect(() => normalizeOptionValue(key, { m: -0.1 })).toThrow(new RegExp(`${key}: entry "m"`));
+    expect(() => normalizeOptionValue(key, { constructor: 1 })).toThrow(new RegExp(`${key}: key "constructor"`));
+    expect(parseOptions([{ key, value: '{"m": 0.5}' }])[key]).toEqual(new Map([['m', 0.5]]));
+  });
+});
+
+describe('default prices (docs/api.md 2.11)', () => {
+  const defaults = parseOptions([]);
+
+  it.each([
+    'gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4.1-nano', 'gpt-5', 'gpt-5-mini', 'gpt-5-nano', 'o3', 'o4-mini',
+    'text-embedding-3-small', 'text-embedding-3-large', 'text-embedding-ada-002',
+    'claude-opus-4-1', 'claude-opus-4-5', 'claude-sonnet-4-5', 'claude-sonnet-4-0', 'claude-haiku-4-5', 'claude-3-5-haiku-latest',
+    'claude-sonnet-4-5-20250929', 'claude-haiku-4-5-20251001',
+    'gemini-2.5-pro', 'gemini-2.5-flash', 'gemini-2.5-flash-lite', 'gemini-2.0-flash', 'gemini-embedding-001', 'text-embedding-004',
+    'gpt-3.5-turbo-instruct', 'davinci-002', 'babbage-002', 'gemini-2.5-flash-preview-tts', 'gemini-2.5-pro-preview-tts',
+  ])('a fresh install prices %s', (model) => {
+    expect(defaults.ModelRatio.get(model)).toBeGreaterThan(0);
+  });
+
+  it.each([
+    // [model, USD per 1M input, output, cached input]
+    ['gpt-4.1', 2, 8, 0.5],
+    ['gpt-5-nano', 0.05, 0.4, 0.005],
+    ['o4-mini', 1.1, 4.4, 0.275],
+    ['claude-sonnet-4-5', 3, 15, 0.3],
+    ['claude-opus-4-1', 15, 75, 1.5],
+    ['gemini-2.5-flash-lite', 0.1, 0.4, 0.01],
+  ])("prices %s at the provider's USD %s / %s / %s per 1M input, output and cached input tokens", (model, input, output, cached) => {
+    const usdPerMillion = (ratio: number | undefined) => (ratio ?? 1) * 2 * (defaults.ModelRatio.get(model) ?? NaN);
+    expect(usdPerMillion(1)).toBeCloseTo(input, 6);
+    expect(usdPerMillion(defaults.CompletionRatio.get(model))).toBeCloseTo(output, 6);
+    expect(usdPerMillion(defaults.CacheRatio.get(model))).toBeCloseTo(cached, 6);
+  });
+
+  it('prices the cache writes of every shipped Anthropic model at 1.25 x input, and no other model', () => {
+    const anthropic = Object.keys(DEFAULT_MODEL_RATIO).filter((model) => model.startsWith('claude-'));
+    expect(anthropic.length).toBeGreaterThan(0);
+    expect(DEFAULT_CACHE_CREATION_RATIO).toEqual(Object.fromEntries(anthropic.map((model) => [model, 1.25])));
+  });
+
+  it('has a ModelRatio for every model another default map names', () => {
+    for (const ratios of [DEFAULT_COMPLETION_RATIO, DEFAULT_CACHE_RATIO, DEFAULT_CACHE_CREATION_RATIO]) {
+      for (const model of Object.keys(ratios)) expect([model, DEFAULT_MODEL_RATIO[model]]).toEqual([model, expect.any(Number)]);
+    }
   });
 });

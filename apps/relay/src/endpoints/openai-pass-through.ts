@@ -7,7 +7,7 @@ import { maskUpstreamText } from '../features/relay/upstream-errors';
 import { readBody, UpstreamFailure, type UpstreamResponse } from '../features/upstream/client';
 import type { SseEvent } from '../features/upstream/sse';
 import type { ChatUsage } from '../providers/chat';
-import { completeUsage, type CompletionUsage } from '../providers/openai/usage';
+import { chargedUsageOf, completeUsage, type CompletionUsage } from '../providers/openai/usage';
 
 /**
  * What an OpenAI-dialect surface served by an OpenAI-compatible channel passes through untouched
@@ -27,17 +27,6 @@ export interface OpenAIPassThrough {
   textsOf(choices: unknown, into: string[]): void;
   /** The prompt's tokens as charged when the upstream reports none. */
   promptTokens(): number;
-}
-
-/** The billed counts of an OpenAI usage object (docs/api.md 2.6, 2.11). */
-export function chatUsageOf(usage: CompletionUsage): ChatUsage {
-  return {
-    promptTokens: usage.prompt_tokens,
-    completionTokens: usage.completion_tokens,
-    cachedTokens: Math.min(usage.prompt_tokens_details.cached_tokens, usage.prompt_tokens),
-    cacheWriteTokens: 0,
-    reasoningTokens: usage.completion_tokens_details.reasoning_tokens,
-  };
 }
 
 /**
@@ -92,7 +81,7 @@ export async function deliverWholeOpenAI(
   const text = JSON.stringify(answer);
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
-  return { usage: chatUsageOf(usage), firstByteMs: Date.now() - startedAt, billable: true };
+  return { usage: chargedUsageOf(usage), firstByteMs: Date.now() - startedAt, billable: true };
 }
 
 /** OpenAI chunks passed on: model rewritten, usage chunk only when asked for, always `[DONE]`. */
@@ -154,7 +143,7 @@ export class OpenAIPassThroughStream implements BilledStreamDialect {
   }
 
   billedUsage(): ChatUsage {
-    return chatUsageOf(this.usage());
+    return chargedUsageOf(this.usage());
   }
 
   tail(): string {

@@ -1,5 +1,5 @@
 import { pageOf, parseOrThrow } from '@modelgate/http';
-import { CHANNEL_STATUS, CHANNEL_TYPE, isReservedName, parseModelMapping, RESERVED_NAME_MESSAGE, ROLE } from '@modelgate/schemas';
+import { CHANNEL_STATUS, CHANNEL_TYPE_NUMBERS, isReservedName, parseModelMapping, RESERVED_NAME_MESSAGE, ROLE } from '@modelgate/schemas';
 import { Router } from 'express';
 import { z } from 'zod';
 import type { AccountDeps } from '../../deps';
@@ -39,7 +39,7 @@ const modelMapping = z.unknown().transform((value, ctx) => {
 
 const channelFields = {
   name: z.string().trim().min(1).max(100),
-  type: z.union([z.literal(CHANNEL_TYPE.openai), z.literal(CHANNEL_TYPE.gemini)]),
+  type: z.literal(CHANNEL_TYPE_NUMBERS),
   key: z.string().trim().min(1).max(10_000),
   base_url: baseUrl,
   models: commaList(modelNameSchema, 'model'),
@@ -49,12 +49,14 @@ const channelFields = {
   model_mapping: modelMapping,
   auto_ban: z.boolean(),
   status: z.union([z.literal(CHANNEL_STATUS.enabled), z.literal(CHANNEL_STATUS.manuallyDisabled)]),
+  /** A JSON object, checked against the channel's type by the service (docs/api.md 3.3). */
+  settings: z.unknown(),
 };
 const channelId = z.number().int().positive().max(2_147_483_647);
 
 const createBody = z
   .object(channelFields)
-  .partial({ base_url: true, groups: true, priority: true, weight: true, model_mapping: true, auto_ban: true, status: true })
+  .partial({ base_url: true, groups: true, priority: true, weight: true, model_mapping: true, auto_ban: true, status: true, settings: true })
   .strict();
 const updateBody = z.object(channelFields).partial().extend({ id: channelId }).strict();
 const batchBody = z.object({ ids: z.array(channelId).min(1).max(1000) }).strict();

@@ -1,6 +1,14 @@
-import { type ChannelModel, decryptSecret, encryptSecret } from '@modelgate/db';
+import { type ChannelModel, decryptSecret, encryptSecret, type Prisma } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
-import { CHANNEL_STATUS, channelBaseUrl, type ChannelType, DEFAULT_CHANNEL_BASE_URL, isChannelType, parseModelMapping } from '@modelgate/schemas';
+import {
+  CHANNEL_STATUS,
+  CHANNEL_TYPES,
+  channelBaseUrl,
+  type ChannelType,
+  checkChannelSettings,
+  isChannelType,
+  parseModelMapping,
+} from '@modelgate/schemas';
 import type { AccountDeps } from '../../deps';
 import { nowMs, unixSeconds } from '../../lib/clock';
 import type { Page, PageRequest } from '../../lib/envelope';
@@ -24,6 +32,7 @@ function channelView(channel: ChannelModel) {
     status_reason: channel.statusReason,
     status_changed_at: unixSeconds(channel.statusChangedAt),
     auto_ban: channel.autoBan,
+    settings: channel.settings,
     used_quota: Number(channel.usedQuota),
     response_time_ms: channel.responseTimeMs,
     tested_at: unixSeconds(channel.testedAt),
@@ -45,6 +54,23 @@ export interface ChannelFields {
   model_mapping?: string;
   auto_ban?: boolean;
   status?: number;
+  /** Checked here against the channel's type (the router cannot know it on update). */
+  settings?: unknown;
+}
+
+/** docs/api.md 3.3: only the settings the type declares, or 400 naming the field (`settings.<key>`). */
+function settingsFor(type: ChannelType, value: unknown): Prisma.InputJsonObject {
+  const checked = checkChannelSettings(type, value);
+  if (!checked.ok) throw new AppError('invalid_request', `${checked.field}: ${checked.message}`, { param: checked.field });
+  return { ...checked.settings };
+}
+
+/** The settings an update stores: checked again when the type changes, since they must suit the new type. */
+function settingsAfterEdit(current: ChannelModel, input: ChannelFields): Prisma.InputJsonObject | undefined {
+  if (input.settings === undefined && (input.type === undefined || input.type === current.type)) return undefined;
+  const type = input.type ?? current.type;
+  if (!isChannelType(type)) throw new AppError('invalid_request', `type: channel type ${type} is not supported`, { param: 'type' });
+  return settingsFor(type, input.settings === undefined ? current.settings : input.settings);
 }
 
 function statusColumns(deps: AccountDeps, status: number | undefined) {
@@ -69,6 +95,7 @@ export async function createChannel(deps: AccountDeps, input: ChannelFields & Re
     weight: input.weight,
     modelMapping: input.model_mapping,
     autoBan: input.auto_ban,
+    settings: settingsFor(input.type, input.settings === undefined ? {} : input.settings),
     ...statusColumns(deps, input.status),
   });
   await publishInvalidation(deps, { kind: 'channels' });
@@ -103,6 +130,7 @@ export async function editChannel(deps: AccountDeps, id: number, input: ChannelF
     weight: input.weight,
     modelMapping: input.model_mapping,
     autoBan: input.auto_ban,
+    settings: settingsAfterEdit(current, input),
     ...(input.status === current.status ? {} : statusColumns(deps, input.status)),
   });
   if (!updated) throw new AppError('not_found', 'channel not found');
@@ -116,7 +144,7 @@ export async function editChannel(deps: AccountDeps, id: number, input: ChannelF
  */
 function baseUrlAfterTypeChange(current: ChannelModel, type: ChannelType | undefined): string | undefined {
   if (type === undefined || type === current.type || !isChannelType(current.type)) return undefined;
-  return current.baseUrl === DEFAULT_CHANNEL_BASE_URL[current.type] ? '' : undefined;
+  return current.baseUrl === CHANNEL_TYPES[current.type].defaultBaseUrl ? '' : undefined;
 }
 
 export async function removeChannels(deps: AccountDeps, ids: number[]): Promise<number> {

@@ -1,4 +1,4 @@
-import { CHANNEL_TYPE, type ChannelType } from '@modelgate/schemas';
+import { CHANNEL_TYPES, type ChannelType } from '@modelgate/schemas';
 import { request } from 'undici';
 
 const TEST_TIMEOUT_MS = 30_000;
@@ -19,19 +19,11 @@ export interface UpstreamTestResult {
   timeMs: number;
 }
 
+/** docs/api.md 3.3: one small chat request in the channel's own dialect (its type's facts). */
 function requestFor(target: UpstreamTarget): { url: string; headers: Record<string, string>; body: unknown } {
-  if (target.type === CHANNEL_TYPE.gemini) {
-    return {
-      url: `${target.baseUrl}/v1beta/models/${encodeURIComponent(target.model)}:generateContent`,
-      headers: { 'x-goog-api-key': target.key },
-      body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { maxOutputTokens: 1 } },
-    };
-  }
-  return {
-    url: `${target.baseUrl}/v1/completions`,
-    headers: { authorization: `Bearer ${target.key}` },
-    body: { model: target.model, prompt: 'hi', max_tokens: 1 },
-  };
+  const facts = CHANNEL_TYPES[target.type];
+  const { path, body } = facts.testRequest(target.model);
+  return { url: `${target.baseUrl}${path}`, headers: facts.authHeaders(target.key), body };
 }
 
 /** The upstream's own error text, with the channel key masked wherever the upstream echoed it. */

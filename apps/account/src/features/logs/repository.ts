@@ -26,6 +26,7 @@ const logFields = {
   isStream: true,
   requestId: true,
   channelId: true,
+  other: true,
 } as const;
 
 export type LogRow = Prisma.LogGetPayload<{ select: typeof logFields }>;

@@ -1,7 +1,29 @@
+import type { Prisma } from '@modelgate/db';
 import type { AccountDeps } from '../../deps';
 import { unixSeconds } from '../../lib/clock';
 import type { Page, PageRequest } from '../../lib/envelope';
 import { findLogPage, type LogFilter, type LogRow } from './repository';
+
+/**
+ * What a row's `other` tells its reader, under new-api's keys: the ratios of a consume row and every
+ * token count its charge was computed from (docs/api.md 2.11). The relay's bookkeeping stays out.
+ */
+const OTHER_KEYS = [
+  'group',
+  'model_ratio',
+  'completion_ratio',
+  'group_ratio',
+  'cache_ratio',
+  'cache_creation_ratio',
+  'cache_tokens',
+  'cache_creation_tokens',
+  'reasoning_tokens',
+] as const;
+
+function otherView(other: Prisma.JsonValue): Partial<Record<(typeof OTHER_KEYS)[number], Prisma.JsonValue>> {
+  if (other === null || typeof other !== 'object' || Array.isArray(other)) return {};
+  return Object.fromEntries(OTHER_KEYS.filter((key) => Object.hasOwn(other, key)).map((key) => [key, other[key] ?? null]));
+}
 
 function userView(row: LogRow) {
   return {
@@ -17,6 +39,7 @@ function userView(row: LogRow) {
     use_time_ms: row.useTimeMs,
     is_stream: row.isStream,
     request_id: row.requestId ?? '',
+    other: otherView(row.other),
   };
 }
 

@@ -1,7 +1,7 @@
 import { CHANNEL_TYPES } from '@modelgate/schemas';
 import type { ChannelRecord } from '../../features/channels/channel-cache';
 import { deliverEventStream } from '../../features/relay/event-stream';
-import type { Delivery, DeliveryContext, RelayCall, Usage } from '../../features/relay/relay-call';
+import type { Delivery, DeliveryContext, RelayCall } from '../../features/relay/relay-call';
 import type { UpstreamResponse } from '../../features/upstream/client';
 import type { ChatRequest } from '../../providers/chat';
 import { chatRequestFromOpenAI } from '../../providers/openai/chat-request';
@@ -21,7 +21,7 @@ export class ChatCompletionCall implements RelayCall {
   readonly surface = 'chat' as const;
   readonly model: string;
   readonly stream: boolean;
-  readonly estimate: Usage;
+  readonly estimate: RelayCall['estimate'];
   private readonly pass: OpenAIPassThrough;
   private readonly passThroughBody: PassThroughBody;
   /** Converted once, on the first translated attempt. */
@@ -35,8 +35,7 @@ export class ChatCompletionCall implements RelayCall {
     this.model = body.model;
     this.stream = body.stream === true;
     const clientWantsUsage = body.stream_options?.include_usage === true;
-    const { promptTokens, completionTokens } = estimateChat(body);
-    this.estimate = { promptTokens, completionTokens, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+    this.estimate = estimateChat(body);
     this.pass = {
       model: this.model,
       chunkObject: 'chat.completion.chunk',

@@ -1,7 +1,7 @@
 import { AppError } from '@modelgate/errors';
 import { CHANNEL_TYPES } from '@modelgate/schemas';
 import type { ChannelRecord } from '../../features/channels/channel-cache';
-import type { Delivery, DeliveryContext, RelayCall, Usage } from '../../features/relay/relay-call';
+import type { Delivery, DeliveryContext, RelayCall } from '../../features/relay/relay-call';
 import { reportedTokenCount } from '../../features/relay/tokens';
 import { readBody, UpstreamFailure, type UpstreamResponse } from '../../features/upstream/client';
 import type { EmbeddingRequest } from '../../providers/chat';
@@ -40,14 +40,13 @@ export class EmbeddingsCall implements RelayCall {
   readonly surface = 'embeddings' as const;
   readonly stream = false;
   readonly model: string;
-  readonly estimate: Usage;
+  readonly estimate: RelayCall['estimate'];
   private readonly passThroughBody: PassThroughBody;
   private internal: EmbeddingRequest | undefined;
 
   constructor(private readonly body: EmbeddingsBody, raw: Buffer) {
     this.model = body.model;
-    const { promptTokens } = estimateEmbeddings(body);
-    this.estimate = { promptTokens, completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+    this.estimate = estimateEmbeddings(body);
     this.passThroughBody = new PassThroughBody(raw, body, false, false);
   }
 

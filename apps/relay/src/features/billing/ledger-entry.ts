@@ -12,8 +12,13 @@ export interface LedgerEntry {
   channelId: number;
   /** Charge in quota units (>= 0). */
   quota: number;
+  /** Includes the cached and cache-write tokens (docs/api.md 2.6). */
   promptTokens: number;
+  /** Includes the reasoning tokens. */
   completionTokens: number;
+  cachedTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
   useTimeMs: number;
   firstByteMs: number | null;
   isStream: boolean;
@@ -24,6 +29,27 @@ export interface LedgerEntry {
   modelRatio: number;
   completionRatio: number;
   groupRatio: number;
+  cacheRatio: number;
+  cacheCreationRatio: number;
+}
+
+/** The fields entries queued by relays older than docs/api.md 2.11 do not have. */
+type CacheFields = 'cachedTokens' | 'cacheWriteTokens' | 'reasoningTokens' | 'cacheRatio' | 'cacheCreationRatio';
+
+/**
+ * An entry as read back from the Redis queue. One queued before an upgrade lacks the cache fields:
+ * its charge counted no cached, cache-write or reasoning tokens apart, i.e. 0 of each at ratio 1.
+ */
+export function ledgerEntryOf(text: string): LedgerEntry {
+  const entry = JSON.parse(text) as Omit<LedgerEntry, CacheFields> & Partial<Pick<LedgerEntry, CacheFields>>;
+  return {
+    ...entry,
+    cachedTokens: entry.cachedTokens ?? 0,
+    cacheWriteTokens: entry.cacheWriteTokens ?? 0,
+    reasoningTokens: entry.reasoningTokens ?? 0,
+    cacheRatio: entry.cacheRatio ?? 1,
+    cacheCreationRatio: entry.cacheCreationRatio ?? 1,
+  };
 }
 
 /** What a written batch changed, per user and per key, for the Redis mirrors. */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sqlStateOf } from '@modelgate/errors';
 import { describeError } from '@modelgate/http';
 import type { Logger } from '@modelgate/logger';
-import type { LedgerEntry, WrittenBatch } from './ledger-entry';
+import { type LedgerEntry, ledgerEntryOf, type WrittenBatch } from './ledger-entry';
 import type { BillingKeys, BillingRedis } from './redis-scripts';
 import type { LedgerRepository } from './repository';
 
@@ -156,7 +156,7 @@ export class LedgerWriter {
           this.isolating = 0;
           break;
         }
-        await this.write(batchId, raw.map((text) => JSON.parse(text) as LedgerEntry));
+        await this.write(batchId, raw.map(ledgerEntryOf));
       }
       return true;
     } finally {
@@ -229,7 +229,7 @@ export class LedgerWriter {
       this.redis.lrange(this.keys.processing, 0, -1),
     ]);
     if (!batchId) return;
-    const entries = raw.map((text) => JSON.parse(text) as LedgerEntry);
+    const entries = raw.map(ledgerEntryOf);
     if (entries.length > 0 && (await this.repository.wasWritten(entries))) {
       // Committed: only the queued charges leave the mirrors here; the db balances are re-read.
       const written: WrittenBatch = { users: new Map(), tokens: new Map(), drainedTokens: [] };

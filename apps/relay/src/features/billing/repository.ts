@@ -18,8 +18,16 @@ function unique(values: number[]): number[] {
   return [...new Set(values)].sort((a, b) => a - b);
 }
 
+/** The ratios the charge was computed with; the cache ones only when such tokens were charged. */
+function ratiosOf(entry: LedgerEntry): string {
+  const ratios = [`model ratio ${entry.modelRatio}`, `completion ratio ${entry.completionRatio}`, `group ratio ${entry.groupRatio}`];
+  if (entry.cachedTokens > 0) ratios.push(`cache ratio ${entry.cacheRatio}`);
+  if (entry.cacheWriteTokens > 0) ratios.push(`cache creation ratio ${entry.cacheCreationRatio}`);
+  return ratios.join(', ');
+}
+
 function contentOf(entry: LedgerEntry, taken: number): string {
-  const ratios = `model ratio ${entry.modelRatio}, completion ratio ${entry.completionRatio}, group ratio ${entry.groupRatio}`;
+  const ratios = ratiosOf(entry);
   return taken === entry.quota ? ratios : `${ratios}; balance ran out: charged ${taken} of ${entry.quota}`;
 }
 
@@ -47,6 +55,12 @@ function consumeRowOf(entry: LedgerEntry, taken: number): ConsumeRow {
       model_ratio: entry.modelRatio,
       completion_ratio: entry.completionRatio,
       group_ratio: entry.groupRatio,
+      // docs/api.md 2.11: every token count the charge was computed from (new-api's keys).
+      cache_tokens: entry.cachedTokens,
+      cache_creation_tokens: entry.cacheWriteTokens,
+      reasoning_tokens: entry.reasoningTokens,
+      cache_ratio: entry.cacheRatio,
+      cache_creation_ratio: entry.cacheCreationRatio,
     },
   };
 }

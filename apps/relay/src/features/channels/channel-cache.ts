@@ -5,7 +5,9 @@ import {
   CHANNEL_STATUS,
   CHANNEL_TYPES,
   channelBaseUrl,
+  type ChannelSettings,
   type ChannelType,
+  checkChannelSettings,
   isChannelType,
   parseModelMapping,
   type ProviderDialect,
@@ -31,6 +33,8 @@ export interface ChannelRecord {
   autoBan: boolean;
   models: string[];
   groups: string[];
+  /** The type's settings (docs/api.md 3.3). */
+  settings: ChannelSettings;
 }
 
 /** What the metrics show of a channel. */
@@ -43,6 +47,12 @@ interface Route {
 
 function splitList(text: string): string[] {
   return [...new Set(text.split(',').map((s) => s.trim()).filter(Boolean))];
+}
+
+/** Checked by the account service on write; settings that do not suit the type (written by hand) count as none. */
+function settingsOf(type: ChannelType, stored: unknown): ChannelSettings {
+  const checked = checkChannelSettings(type, stored);
+  return checked.ok ? checked.settings : {};
 }
 
 /** The account service validates `model_mapping` on write; an unreadable one (written by hand) maps nothing. */
@@ -160,6 +170,7 @@ export class ChannelCache {
       autoBan: row.autoBan,
       models: splitList(row.models),
       groups: splitList(row.groups || 'default'),
+      settings: settingsOf(row.type, row.settings),
     };
   }
 

@@ -1,5 +1,5 @@
 import { CHANNEL_STATUS } from '@modelgate/schemas';
-import type { PrismaClient } from '@modelgate/db';
+import type { Prisma, PrismaClient } from '@modelgate/db';
 
 export interface ChannelRow {
   id: number;
@@ -14,6 +14,7 @@ export interface ChannelRow {
   modelMapping: string;
   status: number;
   autoBan: boolean;
+  settings: Prisma.JsonValue;
 }
 
 /**
@@ -38,6 +39,7 @@ export class ChannelRepository {
         modelMapping: true,
         status: true,
         autoBan: true,
+        settings: true,
       },
       orderBy: { id: 'asc' },
     });

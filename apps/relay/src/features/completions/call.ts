@@ -2,7 +2,7 @@ import { CHANNEL_TYPES } from '@modelgate/schemas';
 import { deliverWholeOpenAI, type OpenAIPassThrough, OpenAIPassThroughStream, PassThroughBody } from '../../endpoints/openai-pass-through';
 import type { ChannelRecord } from '../channels/channel-cache';
 import { deliverEventStream } from '../relay/event-stream';
-import type { Delivery, DeliveryContext, RelayCall, Usage } from '../relay/relay-call';
+import type { Delivery, DeliveryContext, RelayCall } from '../relay/relay-call';
 import type { UpstreamResponse } from '../upstream/client';
 import { choiceTexts } from '../../providers/openai/usage';
 import { type CompletionRequest, countPromptTokens, estimateCompletion } from './request';
@@ -12,7 +12,7 @@ export class CompletionCall implements RelayCall {
   readonly surface = 'completions' as const;
   readonly model: string;
   readonly stream: boolean;
-  readonly estimate: Usage;
+  readonly estimate: RelayCall['estimate'];
   private readonly pass: OpenAIPassThrough;
   private readonly passThroughBody: PassThroughBody;
 
@@ -24,7 +24,7 @@ export class CompletionCall implements RelayCall {
     this.model = body.model;
     this.stream = body.stream === true;
     const clientWantsUsage = body.stream_options?.include_usage === true;
-    this.estimate = { ...estimateCompletion(body), cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+    this.estimate = estimateCompletion(body);
     this.pass = {
       model: this.model,
       chunkObject: 'text_completion',

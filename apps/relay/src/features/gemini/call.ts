@@ -1,7 +1,8 @@
 import { type AppError, toGoogle } from '@modelgate/errors';
 import type { ChannelRecord } from '../channels/channel-cache';
 import { relayEventStream, type StreamDialect, StreamEventError } from '../relay/event-stream';
-import type { Delivery, DeliveryContext, RelayCall, Usage } from '../relay/relay-call';
+import type { ChatUsage } from '../../providers/chat';
+import type { Delivery, DeliveryContext, RelayCall } from '../relay/relay-call';
 import { countDeliveredTokens, reportedTokenCount, reportedTokenSum } from '../relay/tokens';
 import { maskUpstreamText } from '../relay/upstream-errors';
 import { readBody, UpstreamFailure, type UpstreamResponse } from '../upstream/client';
@@ -10,8 +11,8 @@ import { countPromptTokens, estimateGenerateContent, type GenerateContentRequest
 
 interface UsageMetadata {
   promptTokenCount?: unknown;
-  cachedContentTokenCount?: unknown;
   toolUsePromptTokenCount?: unknown;
+  cachedContentTokenCount?: unknown;
   candidatesTokenCount?: unknown;
   thoughtsTokenCount?: unknown;
 }
@@ -19,17 +20,18 @@ interface UsageMetadata {
 /**
  * TTS audio and thinking are output: `candidatesTokenCount` + `thoughtsTokenCount` (docs/api.md 2.5).
  * Without metadata, or with counts that are not believable, our own counts are charged: the
- * prompt and the delivered text, tokenized.
+ * prompt and the delivered text, tokenized. The prompt count includes `cachedContentTokenCount`,
+ * priced apart (docs/api.md 2.11); our own counts know of no cache or thoughts.
  */
-function usageOf(metadata: UsageMetadata | undefined, promptTokens: () => number, texts: () => string[]): Usage {
-  const prompt = (metadata && reportedTokenSum(metadata.promptTokenCount, metadata.toolUsePromptTokenCount)) ?? promptTokens();
+function usageOf(metadata: UsageMetadata | undefined, promptTokens: () => number, texts: () => string[]): ChatUsage {
+  const reportedPrompt = metadata && reportedTokenSum(metadata.promptTokenCount, metadata.toolUsePromptTokenCount);
+  const reportedCompletion = metadata && reportedTokenSum(metadata.candidatesTokenCount, metadata.thoughtsTokenCount);
   return {
-    promptTokens: prompt,
-    completionTokens:
-      (metadata && reportedTokenSum(metadata.candidatesTokenCount, metadata.thoughtsTokenCount)) ?? countDeliveredTokens(texts()),
-    cachedTokens: Math.min(reportedTokenCount(metadata?.cachedContentTokenCount) ?? 0, prompt),
+    promptTokens: reportedPrompt ?? promptTokens(),
+    completionTokens: reportedCompletion ?? countDeliveredTokens(texts()),
+    cachedTokens: reportedPrompt === undefined ? 0 : (reportedTokenCount(metadata?.cachedContentTokenCount) ?? 0),
     cacheWriteTokens: 0,
-    reasoningTokens: reportedTokenCount(metadata?.thoughtsTokenCount) ?? 0,
+    reasoningTokens: reportedCompletion === undefined ? 0 : (reportedTokenCount(metadata?.thoughtsTokenCount) ?? 0),
   };
 }
 
@@ -51,7 +53,7 @@ const JSON_CONTENT_TYPE = 'application/json; charset=UTF-8';
 export class GeminiCall implements RelayCall {
   readonly surface = 'gemini' as const;
 
-  readonly estimate: Usage;
+  readonly estimate: RelayCall['estimate'];
 
   constructor(
     private readonly raw: Buffer,
@@ -59,7 +61,7 @@ export class GeminiCall implements RelayCall {
     readonly model: string,
     readonly stream: boolean,
   ) {
-    this.estimate = { ...estimateGenerateContent(body), cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+    this.estimate = estimateGenerateContent(body);
   }
 
   promptTokens(): number {

@@ -5,12 +5,9 @@ import type { ChannelRecord } from '../channels/channel-cache';
 import type { UpstreamResponse } from '../upstream/client';
 import type { ChatUsage } from '../../providers/chat';
 
-/** What a call is billed for (docs/api.md 2.11). */
-export type Usage = ChatUsage;
-
-/** What reached the client, and what it is billed for. */
+/** What reached the client, and what it is billed for (docs/api.md 2.11: every count the charge uses). */
 export interface Delivery {
-  usage: Usage;
+  usage: ChatUsage;
   firstByteMs: number | null;
   /** false: nothing billable reached the client (it left first, or a cut stream generated nothing). */
   billable: boolean;
@@ -49,8 +46,8 @@ export interface RelayCall {
   /** The model the client asked for (prices, allow-lists, routing, what the client sees). */
   model: string;
   stream: boolean;
-  /** Reserved before the call (docs/api.md 2.5). */
-  estimate: Usage;
+  /** Reserved before the call (docs/api.md 2.5); no cached tokens are known then. */
+  estimate: Pick<ChatUsage, 'promptTokens' | 'completionTokens'>;
   /** The prompt's tokens as charged when the upstream reports none (tokenized only then). */
   promptTokens(): number;
   upstreamRequest(channel: ChannelRecord, upstreamModel: string): {

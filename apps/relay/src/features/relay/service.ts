@@ -61,7 +61,7 @@ export class RelayService {
     checkAllowLists(auth, call.model, req.ip);
     const plan = this.deps.channels.plan(call.surface, auth.group, call.model);
     const price = priceFor(this.deps.options.values, call.model, auth.group);
-    const reserved = chargeFor(price, call.estimate.promptTokens, call.estimate.completionTokens);
+    const reserved = chargeFor(price, call.estimate);
     const account: BillingAccount = { userId: auth.user.id, tokenId: auth.key.id, limitedToken: !auth.key.unlimitedQuota };
     await this.deps.balances.reserve(account, reserved);
 
@@ -188,8 +188,8 @@ export class RelayService {
     delivery: Delivery,
     startedAt: number,
   ): Promise<void> {
-    const { promptTokens, completionTokens } = delivery.usage;
-    const quota = chargeFor(price, promptTokens, completionTokens);
+    const { promptTokens, completionTokens, cachedTokens, cacheWriteTokens, reasoningTokens } = delivery.usage;
+    const quota = chargeFor(price, delivery.usage);
     const now = Date.now();
     this.sequence += 1;
     await this.deps.balances.settle(account, reserved, {
@@ -204,6 +204,9 @@ export class RelayService {
       quota,
       promptTokens,
       completionTokens,
+      cachedTokens,
+      cacheWriteTokens,
+      reasoningTokens,
       useTimeMs: now - startedAt,
       firstByteMs: delivery.firstByteMs,
       isStream: call.stream,
@@ -213,6 +216,8 @@ export class RelayService {
       modelRatio: price.modelRatio,
       completionRatio: price.completionRatio,
       groupRatio: price.groupRatio,
+      cacheRatio: price.cacheRatio,
+      cacheCreationRatio: price.cacheCreationRatio,
     });
     this.deps.metrics.charged(call.model, quota, promptTokens, completionTokens);
   }

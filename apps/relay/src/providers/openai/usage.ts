@@ -90,6 +90,17 @@ export function usageToOpenAI(usage: ChatUsage): CompletionUsage {
   return completeUsage(reported, () => usage.promptTokens, () => usage.completionTokens);
 }
 
+/** The counts a completed `usage` is charged by (docs/api.md 2.11); OpenAI reports no cache writes. */
+export function chargedUsageOf(usage: CompletionUsage): ChatUsage {
+  return {
+    promptTokens: usage.prompt_tokens,
+    completionTokens: usage.completion_tokens,
+    cachedTokens: usage.prompt_tokens_details.cached_tokens,
+    cacheWriteTokens: 0,
+    reasoningTokens: usage.completion_tokens_details.reasoning_tokens,
+  };
+}
+
 /** Text of every choice of a completion (or chunk), for counting when the upstream sent no usage. */
 export function choiceTexts(choices: unknown, into: string[]): void {
   if (!Array.isArray(choices)) return;

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "channels" ADD COLUMN     "settings" JSONB NOT NULL DEFAULT '{}';
