@@ -1,6 +1,6 @@
 import { parseOrThrow } from '@modelgate/http';
 import { z } from 'zod';
-import { DEFAULT_MAX_TOKENS } from '../../features/completions/request';
+import { DEFAULT_MAX_TOKENS } from '../completions/request';
 import { parseJsonObject } from '../../features/relay/json-body';
 import { countPromptTextTokens, estimateTextTokens } from '../../features/relay/tokens';
 

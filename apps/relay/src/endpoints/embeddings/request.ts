@@ -1,6 +1,6 @@
 import { parseOrThrow } from '@modelgate/http';
 import { z } from 'zod';
-import { promptTokensOf } from '../../features/completions/request';
+import { promptTokensOf } from '../completions/request';
 import { parseJsonObject } from '../../features/relay/json-body';
 import { countPromptTextTokens, estimateTextTokens } from '../../features/relay/tokens';
 import type { EmbeddingRequest } from '../../providers/chat';

@@ -1,9 +1,9 @@
 import { CHANNEL_TYPES } from '@modelgate/schemas';
-import { deliverWholeOpenAI, type OpenAIPassThrough, OpenAIPassThroughStream, PassThroughBody } from '../../endpoints/openai-pass-through';
-import type { ChannelRecord } from '../channels/channel-cache';
-import { deliverEventStream } from '../relay/event-stream';
-import type { Delivery, DeliveryContext, RelayCall } from '../relay/relay-call';
-import type { UpstreamResponse } from '../upstream/client';
+import { deliverWholeOpenAI, type OpenAIPassThrough, OpenAIPassThroughStream, PassThroughBody } from '../openai-pass-through';
+import type { ChannelRecord } from '../../features/channels/channel-cache';
+import { deliverEventStream } from '../../features/relay/event-stream';
+import type { Delivery, DeliveryContext, RelayCall } from '../../features/relay/relay-call';
+import type { UpstreamResponse } from '../../features/upstream/client';
 import { choiceTexts } from '../../providers/openai/usage';
 import { type CompletionRequest, countPromptTokens, estimateCompletion } from './request';
 

@@ -1,12 +1,12 @@
 import { type AppError, toGoogle } from '@modelgate/errors';
-import type { ChannelRecord } from '../channels/channel-cache';
-import { relayEventStream, type StreamDialect, StreamEventError } from '../relay/event-stream';
+import type { ChannelRecord } from '../../features/channels/channel-cache';
+import { relayEventStream, type StreamDialect, StreamEventError } from '../../features/relay/event-stream';
 import type { ChatUsage } from '../../providers/chat';
-import type { Delivery, DeliveryContext, RelayCall } from '../relay/relay-call';
-import { countDeliveredTokens, reportedTokenCount, reportedTokenSum } from '../relay/tokens';
-import { maskUpstreamText } from '../relay/upstream-errors';
-import { readBody, UpstreamFailure, type UpstreamResponse } from '../upstream/client';
-import type { SseEvent } from '../upstream/sse';
+import type { Delivery, DeliveryContext, RelayCall } from '../../features/relay/relay-call';
+import { countDeliveredTokens, reportedTokenCount, reportedTokenSum } from '../../features/relay/tokens';
+import { maskUpstreamText } from '../../features/relay/upstream-errors';
+import { readBody, UpstreamFailure, type UpstreamResponse } from '../../features/upstream/client';
+import type { SseEvent } from '../../features/upstream/sse';
 import { countPromptTokens, estimateGenerateContent, type GenerateContentRequest } from './request';
 
 interface UsageMetadata {

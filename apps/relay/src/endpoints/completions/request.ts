@@ -1,7 +1,7 @@
 import { parseOrThrow } from '@modelgate/http';
 import { z } from 'zod';
-import { parseJsonObject } from '../relay/json-body';
-import { countPromptTextTokens, estimateTextTokens } from '../relay/tokens';
+import { parseJsonObject } from '../../features/relay/json-body';
+import { countPromptTextTokens, estimateTextTokens } from '../../features/relay/tokens';
 
 const tokenIds = z.array(z.number().int().min(0));
 

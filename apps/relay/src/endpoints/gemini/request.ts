@@ -1,8 +1,8 @@
 import { AppError } from '@modelgate/errors';
 import { parseOrThrow, rejectNulCharacters } from '@modelgate/http';
 import { z } from 'zod';
-import { parseJsonObject } from '../relay/json-body';
-import { countPromptTextTokens, estimateTextTokens } from '../relay/tokens';
+import { parseJsonObject } from '../../features/relay/json-body';
+import { countPromptTextTokens, estimateTextTokens } from '../../features/relay/tokens';
 
 /** docs/api.md 2.3: `contents` is required; everything else is Google's business and forwarded as is. */
 const generateContentSchema = z.looseObject({

@@ -1,5 +1,5 @@
 import type { DirectRoute } from '../../direct-routes';
-import { openAIRelayRoute, type RelayRouteDeps } from '../../endpoints/relay-route';
+import { openAIRelayRoute, type RelayRouteDeps } from '../relay-route';
 import { CompletionCall } from './call';
 import { parseCompletionRequest } from './request';
 

@@ -1,8 +1,8 @@
 import { decodeParam, type DirectRoute } from '../../direct-routes';
-import { authContextOf, authenticate } from '../keys/authenticate';
-import type { KeyCache } from '../keys/key-cache';
-import { jsonBytes, rawBody } from '../relay/body';
-import type { RelayService } from '../relay/service';
+import { authContextOf, authenticate } from '../../features/keys/authenticate';
+import type { KeyCache } from '../../features/keys/key-cache';
+import { jsonBytes, rawBody } from '../../features/relay/body';
+import type { RelayService } from '../../features/relay/service';
 import { GeminiCall } from './call';
 import { GEMINI_METHODS, type GeminiMethod, parseGenerateContentRequest, parseTarget } from './request';
 
