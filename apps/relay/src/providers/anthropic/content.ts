@@ -1,9 +1,9 @@
+import { dataUrlContent } from '../media';
+import { isJsonObject } from '../json';
 import { AppError } from '@modelgate/errors';
 import type { ChatMessage, ContentPart, ImageSource, InlineImageSource, PartExtras } from '../chat';
-import { isRecord, type MediaSource, type MessageParam, type RequestBlock } from './wire';
+import { type MediaSource, type MessageParam, type RequestBlock } from './wire';
 
-/** `data:<media type>[;param...];base64,`: the prefix of an inline image or document URL. */
-const BASE64_DATA_URL = /^data:([^;,]+)(?:;[^;,]*)*;base64,/i;
 const HTTP_URL = /^https?:\/\//i;
 
 /** Every content problem is the client's, in its `messages` (docs/api.md 2.6). */
@@ -17,10 +17,10 @@ function hasExtras(extras: PartExtras | undefined): extras is PartExtras {
 
 function mediaSourceOf(source: ImageSource | InlineImageSource): MediaSource {
   if (source.kind === 'base64') return { type: 'base64', media_type: source.mediaType, data: source.data };
-  const inline = BASE64_DATA_URL.exec(source.url);
-  if (inline?.[1]) return { type: 'base64', media_type: inline[1], data: source.url.slice(inline[0].length) };
+  const inline = source.url.startsWith('data:') ? dataUrlContent(source.url) : undefined;
+  if (inline?.mediaType) return { type: 'base64', media_type: inline.mediaType, data: inline.data };
   if (HTTP_URL.test(source.url)) return { type: 'url', url: source.url };
-  throw invalidContent('an image or file URL must be an http(s) URL or a base64 data: URL');
+  throw invalidContent('an image or file URL must be an http(s) URL or a data: URL with a media type');
 }
 
 /** Anthropic reads plain-text documents as text, not base64; PDFs and URLs go as they are. */
@@ -41,7 +41,7 @@ function toolInputOf(args: string): Record<string, unknown> {
   } catch {
     throw invalidContent('the arguments of an assistant tool call are not valid JSON');
   }
-  if (!isRecord(input)) throw invalidContent('the arguments of an assistant tool call must be a JSON object');
+  if (!isJsonObject(input)) throw invalidContent('the arguments of an assistant tool call must be a JSON object');
   return input;
 }
 

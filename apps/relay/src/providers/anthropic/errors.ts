@@ -1,5 +1,5 @@
+import { isJsonObject } from '../json';
 import type { UpstreamError } from '../provider';
-import { isRecord } from './wire';
 
 /**
  * Anthropic's error types as the OpenAI error table's (docs/api.md 1.3), for answers in OpenAI's
@@ -39,13 +39,13 @@ export function anthropicErrorOf(body: Buffer): UpstreamError | undefined {
   } catch {
     return undefined;
   }
-  if (!isRecord(parsed) || !isRecord(parsed.error)) return undefined;
+  if (!isJsonObject(parsed) || !isJsonObject(parsed.error)) return undefined;
   const { type, message, details } = parsed.error;
   const error: UpstreamError = {};
   if (typeof message === 'string') error.message = message;
   if (typeof type === 'string') {
     error.code = type;
-    error.type = isRecord(details) && details.error_code === SPEND_CAP_REACHED ? 'insufficient_quota' : OPENAI_TYPES.get(type);
+    error.type = isJsonObject(details) && details.error_code === SPEND_CAP_REACHED ? 'insufficient_quota' : OPENAI_TYPES.get(type);
   }
   return error;
 }

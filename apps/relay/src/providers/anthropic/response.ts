@@ -1,7 +1,7 @@
+import { isJsonObject } from '../json';
 import { UpstreamFailure } from '../../features/upstream/client';
 import type { ChatResponse, ContentPart, FinishReason } from '../chat';
 import { chatUsageOf } from './usage';
-import { isRecord } from './wire';
 
 /**
  * Anthropic's stop reasons (docs/api.md 2.6). `pause_turn` (a long server-tool turn paused) ends
@@ -34,7 +34,7 @@ function unexpectedBody(): UpstreamFailure {
  * upstream's own business, not the client's, and are left out.
  */
 function partOf(block: unknown): ContentPart | undefined {
-  if (!isRecord(block)) throw unexpectedBody();
+  if (!isJsonObject(block)) throw unexpectedBody();
   switch (block.type) {
     case 'text':
       if (typeof block.text !== 'string') throw unexpectedBody();
@@ -50,7 +50,7 @@ function partOf(block: unknown): ContentPart | undefined {
       if (typeof block.data !== 'string') throw unexpectedBody();
       return { type: 'redacted_reasoning', data: block.data };
     case 'tool_use':
-      if (typeof block.id !== 'string' || typeof block.name !== 'string' || !isRecord(block.input)) throw unexpectedBody();
+      if (typeof block.id !== 'string' || typeof block.name !== 'string' || !isJsonObject(block.input)) throw unexpectedBody();
       return { type: 'tool_call', id: block.id, name: block.name, arguments: JSON.stringify(block.input) };
     default:
       return undefined;
@@ -59,7 +59,7 @@ function partOf(block: unknown): ContentPart | undefined {
 
 /** A Messages API answer (2xx JSON body) as the internal chat answer: one choice, blocks in order. */
 export function chatResponseOf(body: unknown): ChatResponse {
-  if (!isRecord(body) || body.type !== 'message' || typeof body.id !== 'string' || !Array.isArray(body.content)) {
+  if (!isJsonObject(body) || body.type !== 'message' || typeof body.id !== 'string' || !Array.isArray(body.content)) {
     throw unexpectedBody();
   }
   const content = body.content.flatMap((block) => partOf(block) ?? []);

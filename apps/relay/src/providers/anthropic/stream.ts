@@ -1,10 +1,10 @@
+import { isJsonObject } from '../json';
 import { StreamEventError } from '../../features/relay/event-stream';
 import type { SseEvent } from '../../features/upstream/sse';
 import type { ChatStreamEvent } from '../chat';
 import type { ChatStreamDecoder } from '../provider';
 import { finishReasonOf, nowSeconds } from './response';
 import { type AnthropicUsage, partialUsageOf } from './usage';
-import { isRecord } from './wire';
 
 /** Anthropic answers with one choice. */
 const CHOICE = 0;
@@ -22,14 +22,14 @@ function eventOf(data: string): Record<string, unknown> {
   } catch {
     throw malformed();
   }
-  if (!isRecord(parsed)) throw malformed();
+  if (!isJsonObject(parsed)) throw malformed();
   return parsed;
 }
 
 /** A field of an event that must be a record. */
 function recordIn(event: Record<string, unknown>, key: string): Record<string, unknown> {
   const value = event[key];
-  if (!isRecord(value)) throw malformed();
+  if (!isJsonObject(value)) throw malformed();
   return value;
 }
 
@@ -68,7 +68,7 @@ class AnthropicStreamDecoder implements ChatStreamDecoder {
       case 'message_start': {
         const message = recordIn(data, 'message');
         const start: ChatStreamEvent = { type: 'start', id: stringIn(message, 'id'), created: nowSeconds() };
-        return isRecord(message.usage) ? [start, this.usageEvent(message.usage)] : [start];
+        return isJsonObject(message.usage) ? [start, this.usageEvent(message.usage)] : [start];
       }
       case 'content_block_start':
         return this.blockStart(blockIndexOf(data), recordIn(data, 'content_block'));
@@ -78,14 +78,14 @@ class AnthropicStreamDecoder implements ChatStreamDecoder {
         const stopReason = recordIn(data, 'delta').stop_reason;
         const events: ChatStreamEvent[] =
           typeof stopReason === 'string' ? [{ type: 'finish', choice: CHOICE, reason: finishReasonOf(stopReason) }] : [];
-        if (isRecord(data.usage)) events.push(this.usageEvent(data.usage));
+        if (isJsonObject(data.usage)) events.push(this.usageEvent(data.usage));
         return events;
       }
       case 'message_stop':
         this.finished = true;
         return [];
       case 'error': {
-        const message = isRecord(data.error) ? data.error.message : undefined;
+        const message = isJsonObject(data.error) ? data.error.message : undefined;
         throw new StreamEventError(typeof message === 'string' ? `upstream error: ${message}` : 'the upstream reported an error');
       }
       default:
@@ -112,7 +112,7 @@ class AnthropicStreamDecoder implements ChatStreamDecoder {
       case 'tool_use': {
         const index = this.toolCalls++;
         this.toolIndexByBlock.set(blockIndex, index);
-        const input = isRecord(block.input) ? block.input : {};
+        const input = isJsonObject(block.input) ? block.input : {};
         const args = Object.keys(input).length > 0 ? JSON.stringify(input) : '';
         return [{ type: 'tool_call', choice: CHOICE, index, id: stringIn(block, 'id'), name: stringIn(block, 'name'), arguments: args }];
       }

@@ -1,6 +1,6 @@
+import { isJsonObject } from '../json';
 import { reportedTokenCount, reportedTokenSum } from '../../features/relay/tokens';
 import type { ChatUsage } from '../chat';
-import { isRecord } from './wire';
 
 /** Anthropic's `usage` (message, `message_start`, `message_delta`): any field may be absent or null. */
 export interface AnthropicUsage {
@@ -36,7 +36,7 @@ function promptUsageOf(usage: AnthropicUsage): PromptUsage | undefined {
  * then counts itself). Thinking is billed inside `output_tokens` and not reported apart.
  */
 export function chatUsageOf(usage: unknown): ChatUsage | undefined {
-  if (!isRecord(usage)) return undefined;
+  if (!isJsonObject(usage)) return undefined;
   const prompt = promptUsageOf(usage);
   const completionTokens = reportedTokenCount(usage.output_tokens);
   if (!prompt || completionTokens === undefined) return undefined;

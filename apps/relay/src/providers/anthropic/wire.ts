@@ -48,6 +48,3 @@ export interface MessagesRequestBody {
   thinking?: { type: 'enabled'; budget_tokens: number };
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

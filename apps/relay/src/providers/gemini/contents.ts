@@ -1,7 +1,8 @@
+import { isJsonObject } from '../json';
 import { AppError } from '@modelgate/errors';
 import type { ChatMessage, ContentPart } from '../chat';
 import { DEFAULT_FILE_MIME, DEFAULT_IMAGE_MIME, mediaPart } from './media';
-import { type GeminiContent, type GeminiPart, isRecord } from './wire';
+import { type GeminiContent, type GeminiPart } from './wire';
 
 /**
  * Google's documented stand-in for a signature the history lacks (a call made by another model, or
@@ -22,7 +23,7 @@ function argsOf(call: { name: string; arguments: string }): Record<string, unkno
   } catch {
     throw invalidMessages(`the arguments of tool call "${call.name}" are not valid JSON`);
   }
-  if (!isRecord(args)) throw invalidMessages(`the arguments of tool call "${call.name}" are not a JSON object`);
+  if (!isJsonObject(args)) throw invalidMessages(`the arguments of tool call "${call.name}" are not a JSON object`);
   return args;
 }
 
@@ -38,7 +39,7 @@ function responseOf(content: ContentPart[], isError: boolean | undefined): Recor
   const text = textOf(content);
   try {
     const parsed: unknown = JSON.parse(text);
-    if (isRecord(parsed)) return parsed;
+    if (isJsonObject(parsed)) return parsed;
   } catch {
     // plain text
   }

@@ -1,10 +1,10 @@
+import { isJsonObject } from '../json';
 import { AppError } from '@modelgate/errors';
 import { reportedTokenCount } from '../../features/relay/tokens';
 import { UpstreamFailure } from '../../features/upstream/client';
 import type { EmbeddingRequest, EmbeddingResponse } from '../chat';
 import type { UpstreamCall, UpstreamTarget } from '../provider';
 import { geminiCall } from './call';
-import { isRecord } from './wire';
 
 /** `batchEmbedContents`: one request per input, in input order (docs/api.md 2.8). */
 export function embeddingsRequest(channel: UpstreamTarget, upstreamModel: string, request: EmbeddingRequest): UpstreamCall {
@@ -31,12 +31,12 @@ function malformed(): UpstreamFailure {
 
 /** `{embeddings: [{values}]}`; Gemini reports prompt tokens only sometimes (`usageMetadata`). */
 export function embeddingsResponse(body: unknown): EmbeddingResponse {
-  if (!isRecord(body) || !Array.isArray(body.embeddings)) throw malformed();
+  if (!isJsonObject(body) || !Array.isArray(body.embeddings)) throw malformed();
   const vectors = body.embeddings.map((embedding: unknown) => {
-    const values = isRecord(embedding) ? embedding.values : undefined;
+    const values = isJsonObject(embedding) ? embedding.values : undefined;
     if (!isVector(values)) throw malformed();
     return values;
   });
-  const promptTokens = isRecord(body.usageMetadata) ? reportedTokenCount(body.usageMetadata.promptTokenCount) : undefined;
+  const promptTokens = isJsonObject(body.usageMetadata) ? reportedTokenCount(body.usageMetadata.promptTokenCount) : undefined;
   return { vectors, promptTokens };
 }

@@ -1,3 +1,4 @@
+import { dataUrlContent } from '../media';
 import { AppError } from '@modelgate/errors';
 import type { ImageSource, InlineImageSource } from '../chat';
 import type { GeminiPart } from './wire';
@@ -33,27 +34,8 @@ function extensionOf(url: string): string {
   return dot === -1 ? '' : name.slice(dot + 1).toLowerCase();
 }
 
-const DATA_URL = /^data:([^;,]*)((?:;[^;,]*)*),(.*)$/s;
-
 function invalidDataUrl(): AppError {
   return new AppError('invalid_request', 'messages: a data URL is not valid', { param: 'messages' });
-}
-
-/** `data:<type>[;base64],<data>`: Gemini takes base64 only, so percent-encoded data is re-encoded. */
-function inlineDataOf(url: string, defaultMimeType: string): GeminiPart {
-  const match = DATA_URL.exec(url);
-  if (!match) throw invalidDataUrl();
-  const [, mimeType = '', parameters = '', data = ''] = match;
-  if (parameters.split(';').includes('base64')) {
-    return { inlineData: { mimeType: mimeType || defaultMimeType, data } };
-  }
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(data);
-  } catch {
-    throw invalidDataUrl();
-  }
-  return { inlineData: { mimeType: mimeType || defaultMimeType, data: Buffer.from(decoded, 'utf8').toString('base64') } };
 }
 
 /**
@@ -62,7 +44,11 @@ function inlineDataOf(url: string, defaultMimeType: string): GeminiPart {
  */
 export function mediaPart(source: ImageSource | InlineImageSource, defaultMimeType: string): GeminiPart {
   if (source.kind === 'base64') return { inlineData: { mimeType: source.mediaType, data: source.data } };
-  if (source.url.startsWith('data:')) return inlineDataOf(source.url, defaultMimeType);
+  if (source.url.startsWith('data:')) {
+    const inline = dataUrlContent(source.url);
+    if (!inline) throw invalidDataUrl();
+    return { inlineData: { mimeType: inline.mediaType || defaultMimeType, data: inline.data } };
+  }
   const mimeType = MIME_BY_EXTENSION[extensionOf(source.url)] ?? defaultMimeType;
   return { fileData: { mimeType, fileUri: source.url } };
 }

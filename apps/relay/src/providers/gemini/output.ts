@@ -1,5 +1,5 @@
+import { isJsonObject } from '../json';
 import type { FinishReason } from '../chat';
-import { isRecord } from './wire';
 
 /** One step of a candidate's output, as the answer and the stream both read it. */
 export type OutputPiece =
@@ -16,7 +16,7 @@ export type OutputPiece =
  * generated files) are skipped.
  */
 export function piecesOf(part: unknown): OutputPiece[] {
-  if (!isRecord(part)) return [];
+  if (!isJsonObject(part)) return [];
   const pieces: OutputPiece[] = [];
   const signature = typeof part.thoughtSignature === 'string' && part.thoughtSignature !== '' ? part.thoughtSignature : undefined;
   const text = typeof part.text === 'string' ? part.text : '';
@@ -27,12 +27,12 @@ export function piecesOf(part: unknown): OutputPiece[] {
   }
   if (signature !== undefined) pieces.push({ type: 'signature', signature });
   const call = part.functionCall;
-  if (isRecord(call) && typeof call.name === 'string') {
+  if (isJsonObject(call) && typeof call.name === 'string') {
     pieces.push({
       type: 'call',
       id: typeof call.id === 'string' && call.id !== '' ? call.id : undefined,
       name: call.name,
-      arguments: JSON.stringify(isRecord(call.args) ? call.args : {}),
+      arguments: JSON.stringify(isJsonObject(call.args) ? call.args : {}),
     });
   } else if (text !== '') {
     pieces.push({ type: 'text', text });
@@ -43,7 +43,7 @@ export function piecesOf(part: unknown): OutputPiece[] {
 /** A candidate's parts, or none when it has no content (a filtered candidate has none). */
 export function partsOfCandidate(candidate: Record<string, unknown>): unknown[] {
   const content = candidate.content;
-  return isRecord(content) && Array.isArray(content.parts) ? content.parts : [];
+  return isJsonObject(content) && Array.isArray(content.parts) ? content.parts : [];
 }
 
 /** The choice a candidate is: its `index`, else its place in the list. */
@@ -53,7 +53,7 @@ export function choiceIndexOf(candidate: Record<string, unknown>, position: numb
 
 /** Gemini refused the prompt itself: no candidates, a `promptFeedback.blockReason` instead. */
 export function promptBlocked(response: Record<string, unknown>): boolean {
-  return isRecord(response.promptFeedback) && response.promptFeedback.blockReason !== undefined;
+  return isJsonObject(response.promptFeedback) && response.promptFeedback.blockReason !== undefined;
 }
 
 /** Gemini's reasons for withholding output. */

@@ -1,3 +1,4 @@
+import { isJsonObject } from '../json';
 import { randomUUID } from 'node:crypto';
 import { UpstreamFailure } from '../../features/upstream/client';
 import type { ChatChoice, ChatResponse, ContentPart } from '../chat';
@@ -13,7 +14,6 @@ import {
   responseIdOf,
 } from './output';
 import { usageOf } from './usage';
-import { isRecord } from './wire';
 
 function malformed(): UpstreamFailure {
   return new UpstreamFailure('other', 'the upstream answered with a malformed GenerateContentResponse');
@@ -45,14 +45,14 @@ function appendPiece(content: ContentPart[], piece: OutputPiece, callId: () => s
  * blocked (no candidates, `promptFeedback.blockReason`) is one empty choice ending content_filter.
  */
 export function chatResponse(body: unknown): ChatResponse {
-  if (!isRecord(body)) throw malformed();
+  if (!isJsonObject(body)) throw malformed();
   const candidates = body.candidates ?? [];
   if (!Array.isArray(candidates)) throw malformed();
   const id = responseIdOf(body) ?? randomUUID();
   let calls = 0;
   const callId = () => generatedCallId(id, calls++);
   const choices: ChatChoice[] = candidates.map((candidate: unknown, position) => {
-    if (!isRecord(candidate)) throw malformed();
+    if (!isJsonObject(candidate)) throw malformed();
     const content: ContentPart[] = [];
     for (const part of partsOfCandidate(candidate)) {
       for (const piece of piecesOf(part)) appendPiece(content, piece, callId);

@@ -1,3 +1,4 @@
+import { isJsonObject } from '../json';
 import { randomUUID } from 'node:crypto';
 import { StreamEventError } from '../../features/relay/event-stream';
 import type { SseEvent } from '../../features/upstream/sse';
@@ -15,7 +16,6 @@ import {
   responseIdOf,
 } from './output';
 import { usageOf } from './usage';
-import { isRecord } from './wire';
 
 function malformed(): StreamEventError {
   return new StreamEventError('the upstream sent a malformed event');
@@ -41,9 +41,9 @@ export class GeminiStreamDecoder implements ChatStreamDecoder {
     } catch {
       throw malformed();
     }
-    if (!isRecord(chunk)) throw malformed();
+    if (!isJsonObject(chunk)) throw malformed();
     if (chunk.error !== undefined) {
-      const message = isRecord(chunk.error) ? chunk.error.message : undefined;
+      const message = isJsonObject(chunk.error) ? chunk.error.message : undefined;
       throw new StreamEventError(typeof message === 'string' ? `upstream error: ${message}` : 'the upstream reported an error');
     }
     const candidates = chunk.candidates ?? [];
@@ -56,7 +56,7 @@ export class GeminiStreamDecoder implements ChatStreamDecoder {
       events.push({ type: 'start', id, created: nowSeconds() });
     }
     for (const [position, candidate] of (candidates as unknown[]).entries()) {
-      if (!isRecord(candidate)) throw malformed();
+      if (!isJsonObject(candidate)) throw malformed();
       const choice = choiceIndexOf(candidate, position);
       for (const part of partsOfCandidate(candidate)) {
         for (const piece of piecesOf(part)) events.push(this.eventOf(piece, choice, id));

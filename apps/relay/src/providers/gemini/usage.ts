@@ -1,6 +1,6 @@
+import { isJsonObject } from '../json';
 import { reportedTokenCount, reportedTokenSum } from '../../features/relay/tokens';
 import type { ChatUsage } from '../chat';
-import { isRecord } from './wire';
 
 /**
  * Gemini's `usageMetadata` as billed (docs/api.md 2.6): tool-use prompt tokens are prompt tokens,
@@ -8,7 +8,7 @@ import { isRecord } from './wire';
  * the prompt. Undefined when the counts are missing or not believable, so the relay counts itself.
  */
 export function usageOf(metadata: unknown): ChatUsage | undefined {
-  if (!isRecord(metadata) || reportedTokenCount(metadata.promptTokenCount) === undefined) return undefined;
+  if (!isJsonObject(metadata) || reportedTokenCount(metadata.promptTokenCount) === undefined) return undefined;
   const promptTokens = reportedTokenSum(metadata.promptTokenCount, metadata.toolUsePromptTokenCount);
   const completionTokens = reportedTokenSum(metadata.candidatesTokenCount, metadata.thoughtsTokenCount);
   const cachedTokens = reportedTokenSum(metadata.cachedContentTokenCount);

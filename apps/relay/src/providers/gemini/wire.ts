@@ -28,6 +28,3 @@ export interface GeminiContent {
   parts: GeminiPart[];
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -1,3 +1,4 @@
+import { dataUrlContent } from '../media';
 import type { ChatCompletionBody, ChatCompletionMessage } from '../../endpoints/chat-completions/request';
 import type {
   ChatMessage,
@@ -17,17 +18,10 @@ type MessageOf<Role extends ChatCompletionMessage['role']> = Extract<ChatComplet
 
 const BASE64_HEADER_END = ';base64';
 
-/** `data:<type>;base64,<data>` becomes inline data; anything else (http(s), other data URLs) stays a URL. */
+/** A `data:` URL with a media type becomes inline data; anything else (http(s), other data URLs) stays a URL. */
 function sourceOfUrl(url: string): Source {
-  if (url.startsWith('data:')) {
-    const comma = url.indexOf(',');
-    const header = comma === -1 ? '' : url.slice('data:'.length, comma);
-    const mediaType = header.split(';', 1)[0] ?? '';
-    if (header.endsWith(BASE64_HEADER_END) && mediaType !== '') {
-      return { kind: 'base64', mediaType, data: url.slice(comma + 1) };
-    }
-  }
-  return { kind: 'url', url };
+  const inline = url.startsWith('data:') ? dataUrlContent(url) : undefined;
+  return inline?.mediaType ? { kind: 'base64', ...inline } : { kind: 'url', url };
 }
 
 function urlOfSource(source: Source): string {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { UpstreamFailure } from '../../features/upstream/client';
 import type { ChatChoice, ChatResponse, ChatUsage, ContentPart, FinishReason } from '../chat';
-import { isJsonObject } from './json';
+import { isJsonObject } from '../json';
 import { usageFromOpenAI, usageToOpenAI } from './usage';
 
 const COMPLETION_ID_PREFIX = 'chatcmpl-';

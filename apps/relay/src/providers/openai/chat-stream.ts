@@ -4,7 +4,7 @@ import type { SseEvent } from '../../features/upstream/sse';
 import type { ChatStreamEvent, ChatUsage } from '../chat';
 import type { ChatStreamDecoder } from '../provider';
 import { chatCompletionId, createdOf, finishReasonFromOpenAI, reasoningOf } from './chat-response';
-import { isJsonObject, objectOf } from './json';
+import { isJsonObject, objectOf } from '../json';
 import { usageFromOpenAI, usageToOpenAI } from './usage';
 
 function malformedEvent(): StreamEventError {

@@ -2,7 +2,7 @@ import { UpstreamFailure } from '../../features/upstream/client';
 import { reportedTokenCount } from '../../features/relay/tokens';
 import type { EmbeddingRequest, EmbeddingResponse } from '../chat';
 import type { UpstreamCall, UpstreamTarget } from '../provider';
-import { isJsonObject, objectOf } from './json';
+import { isJsonObject, objectOf } from '../json';
 import { openaiCall } from './upstream';
 
 /** `POST /v1/embeddings` (docs/api.md 2.8); floats are asked for, the default every compatible server has. */

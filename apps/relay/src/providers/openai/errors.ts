@@ -1,5 +1,5 @@
 import type { UpstreamError } from '../provider';
-import { isJsonObject } from './json';
+import { isJsonObject } from '../json';
 
 /** OpenAI's `{"error": {"message", "type", "param", "code"}}`; some compatible servers send `{"error": "<message>"}`. */
 export function errorOf(body: Buffer): UpstreamError | undefined {
