@@ -1,0 +1,211 @@
+// Fake Gemini: POST .../models/{model}:generateContent, :streamGenerateContent (always SSE, events
+// separated by \r\n\r\n as Google does), :embedContent, :batchEmbedContents and :countTokens; key in
+// `x-goog-api-key` or `?key=`. Deterministic answers (integration tests assert on them):
+// - Text: `chunks` pieces of " hello" (default 5), capped by `generationConfig.maxOutputTokens`;
+//   finishReason `MAX_TOKENS` when capped, else `STOP`. Streams: one chunk per piece, the last with
+//   finishReason and usageMetadata.
+// - promptTokenCount: one per word of every text part (systemInstruction included), functionCall /
+//   functionResponse parts the words of their JSON, 258 per other part (inlineData, fileData...);
+//   plus `cachedTokens` + `cacheWriteTokens`, with `cachedContentTokenCount` = `cachedTokens`
+//   (included in promptTokenCount, as Gemini reports it).
+// - Function call: when `tools[].functionDeclarations` are offered, `toolConfig.functionCallingConfig.mode`
+//   is not NONE and the last content holds no `functionResponse` part: one `functionCall` part (no id)
+//   of the forced (`allowedFunctionNames[0]`) or else the first function, args {"city":"Paris"},
+//   finishReason STOP, candidatesTokenCount 10; streamed whole in one chunk, as Gemini does.
+// - Thoughts: `generationConfig.thinkingConfig.includeThoughts` -> a first part
+//   `{text: "Let me think.", thought: true}` (its own chunk when streaming) and `thoughtsTokenCount` 3
+//   (not in candidatesTokenCount, in totalTokenCount).
+// - Text-to-speech (`responseModalities` containing AUDIO): `fakePcmBase64(audioMs)` as
+//   `audio/L16;codec=pcm;rate=24000`, 25 audio tokens per second.
+// - Embeddings: `fakeEmbedding(text of the parts, outputDimensionality ?? 8)` per content; no usage
+//   (the Gemini API reports none for embeddings). countTokens: `{totalTokens}` counted as above.
+import type { IncomingHttpHeaders } from 'node:http';
+import {
+  asArray,
+  embeddingDimensions,
+  type ErrorReply,
+  FAKE_TEXT_PIECE,
+  FAKE_THOUGHT,
+  FAKE_THOUGHT_TOKENS,
+  FAKE_TOOL_ARGUMENTS,
+  FAKE_TOOL_CALL_TOKENS,
+  fakeEmbedding,
+  type FakeMode,
+  type FakeProvider,
+  isObject,
+  type JsonObject,
+  jsonAnswer,
+  MEDIA_PART_TOKENS,
+  type Operation,
+  textPieces,
+  toolToCall,
+  wordsIn,
+  wordsInJson,
+} from './shared';
+
+const SEPARATOR = '\r\n\r\n';
+const CONTENT_TYPE = 'application/json; charset=UTF-8';
+const AUDIO_TOKENS_PER_SECOND = 25;
+const SAMPLE_RATE = 24_000;
+const SAFETY_RATINGS = [{ category: 'HARM_CATEGORY_HARASSMENT', probability: 'NEGLIGIBLE' }];
+
+const error = (code: number, message: string, status: string) => ({ error: { code, message, status } });
+const reply = (code: number, message: string, status: string): ErrorReply => ({ status: code, body: error(code, message, status) });
+
+const FAULTS: Partial<Record<FakeMode, (key: string) => ErrorReply>> = {
+  error400: (key) => reply(400, `Invalid JSON payload received with key ${key} at https://upstream.internal/v1beta`, 'INVALID_ARGUMENT'),
+  error401: () => reply(401, 'API key not valid. Please pass a valid API key.', 'UNAUTHENTICATED'),
+  error403: () => reply(403, 'Permission denied: consumer has been suspended.', 'PERMISSION_DENIED'),
+  error429: () => reply(429, 'Resource has been exhausted (e.g. check quota).', 'RESOURCE_EXHAUSTED'),
+  quotaExhausted: () => reply(429, 'You exceeded your current quota, please check your plan and billing details.', 'RESOURCE_EXHAUSTED'),
+  error500: () => reply(500, 'Internal error encountered.', 'INTERNAL'),
+  overloaded: () => reply(503, 'The model is overloaded. Please try again later.', 'UNAVAILABLE'),
+};
+
+const pcmCache = new Map<number, string>();
+/** Deterministic 16-bit mono PCM at 24 kHz (a 440 Hz tone), base64, as Gemini TTS returns it. */
+export function fakePcmBase64(durationMs: number): string {
+  let cached = pcmCache.get(durationMs);
+  if (!cached) {
+    const samples = Math.round((SAMPLE_RATE * durationMs) / 1000);
+    const pcm = Buffer.alloc(samples * 2);
+    for (let i = 0; i < samples; i++) pcm.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / SAMPLE_RATE)), i * 2);
+    cached = pcm.toString('base64');
+    pcmCache.set(durationMs, cached);
+  }
+  return cached;
+}
+
+const partsOf = (content: unknown): unknown[] => (isObject(content) ? asArray(content.parts) : []);
+
+function partTokens(part: unknown): number {
+  if (!isObject(part)) return 0;
+  if (typeof part.text === 'string') return wordsIn(part.text);
+  if (isObject(part.functionCall)) return wordsInJson(part.functionCall.args);
+  if (isObject(part.functionResponse)) return wordsInJson(part.functionResponse.response);
+  return MEDIA_PART_TOKENS;
+}
+
+function promptTokens(body: JsonObject): number {
+  let total = 0;
+  for (const part of partsOf(body.systemInstruction)) total += partTokens(part);
+  for (const content of asArray(body.contents)) for (const part of partsOf(content)) total += partTokens(part);
+  return total;
+}
+
+/** The function a request gets called, if any (see the rules at the top). */
+function functionToCall(body: JsonObject): string | undefined {
+  const offered = asArray(body.tools).flatMap((tool) => (isObject(tool) ? asArray(tool.functionDeclarations) : []))
+    .flatMap((declaration) => (isObject(declaration) && typeof declaration.name === 'string' ? [declaration.name] : []));
+  const config = isObject(body.toolConfig) && isObject(body.toolConfig.functionCallingConfig) ? body.toolConfig.functionCallingConfig : {};
+  const [allowed] = asArray(config.allowedFunctionNames);
+  const forced = config.mode === 'ANY' && typeof allowed === 'string' ? allowed : undefined;
+  const endsWithFunctionResponse = partsOf(asArray(body.contents).at(-1)).some((part) => isObject(part) && isObject(part.functionResponse));
+  return toolToCall(offered, forced, config.mode === 'NONE', endsWithFunctionResponse);
+}
+
+const data = (payload: unknown): string => `data: ${JSON.stringify(payload)}${SEPARATOR}`;
+
+function generate(model: string, stream: boolean): Operation {
+  return (body, { settings, sequence, withUsage }) => {
+    const config = isObject(body.generationConfig) ? body.generationConfig : {};
+    const prompt = promptTokens(body) + settings.cachedTokens + settings.cacheWriteTokens;
+    const responseId = `fake-${sequence}`;
+    const usageMetadata = (candidates: number, modality: 'TEXT' | 'AUDIO', thoughts = 0): JsonObject => ({
+      promptTokenCount: prompt,
+      candidatesTokenCount: candidates,
+      totalTokenCount: prompt + candidates + thoughts,
+      ...(settings.cachedTokens > 0 ? { cachedContentTokenCount: settings.cachedTokens } : {}),
+      ...(thoughts > 0 ? { thoughtsTokenCount: thoughts } : {}),
+      promptTokensDetails: [{ modality: 'TEXT', tokenCount: prompt }],
+      ...(settings.cachedTokens > 0 ? { cacheTokensDetails: [{ modality: 'TEXT', tokenCount: settings.cachedTokens }] } : {}),
+      candidatesTokensDetails: [{ modality, tokenCount: candidates }],
+    });
+    const response = (parts: JsonObject[], finishReason?: string, usage?: JsonObject): JsonObject => ({
+      candidates: [{
+        content: { parts, role: 'model' },
+        index: 0,
+        ...(finishReason ? { finishReason, safetyRatings: SAFETY_RATINGS } : {}),
+      }],
+      ...(usage && withUsage ? { usageMetadata: usage } : {}),
+      modelVersion: model,
+      responseId,
+    });
+
+    if (asArray(config.responseModalities).includes('AUDIO')) {
+      const tokens = Math.ceil((settings.audioMs / 1000) * AUDIO_TOKENS_PER_SECOND);
+      const audio = { inlineData: { mimeType: `audio/L16;codec=pcm;rate=${SAMPLE_RATE}`, data: fakePcmBase64(settings.audioMs) } };
+      const whole = response([audio], 'STOP', usageMetadata(tokens, 'AUDIO'));
+      return stream ? { stream: true, events: [data(whole)], cutAfter: 2 } : jsonAnswer(whole, CONTENT_TYPE);
+    }
+
+    const thoughts = isObject(config.thinkingConfig) && config.thinkingConfig.includeThoughts === true;
+    const thoughtTokens = thoughts ? FAKE_THOUGHT_TOKENS : 0;
+    const thoughtPart = { text: FAKE_THOUGHT, thought: true };
+    const call = functionToCall(body);
+    if (call) {
+      const callPart = { functionCall: { name: call, args: FAKE_TOOL_ARGUMENTS } };
+      const usage = usageMetadata(FAKE_TOOL_CALL_TOKENS, 'TEXT', thoughtTokens);
+      if (!stream) return jsonAnswer(response(thoughts ? [thoughtPart, callPart] : [callPart], 'STOP', usage), CONTENT_TYPE);
+      const events = thoughts ? [data(response([thoughtPart]))] : [];
+      return { stream: true, events: [...events, data(response([callPart], 'STOP', usage))], cutAfter: events.length };
+    }
+
+    const { pieces, capped } = textPieces(settings, config.maxOutputTokens);
+    const finishReason = capped ? 'MAX_TOKENS' : 'STOP';
+    const usage = usageMetadata(pieces, 'TEXT', thoughtTokens);
+    if (!stream) {
+      const text = { text: FAKE_TEXT_PIECE.repeat(pieces) };
+      return jsonAnswer(response(thoughts ? [thoughtPart, text] : [text], finishReason, usage), CONTENT_TYPE);
+    }
+    const events = thoughts ? [data(response([thoughtPart]))] : [];
+    const cutAfter = events.length + Math.min(2, pieces);
+    for (let i = 0; i < pieces; i++) {
+      events.push(data(i === pieces - 1 ? response([{ text: FAKE_TEXT_PIECE }], finishReason, usage) : response([{ text: FAKE_TEXT_PIECE }])));
+    }
+    if (pieces === 0) events.push(data(response([{ text: '' }], finishReason, usage)));
+    return { stream: true, events, cutAfter };
+  };
+}
+
+const textOf = (content: unknown): string =>
+  partsOf(content).map((part) => (isObject(part) && typeof part.text === 'string' ? part.text : '')).join(' ');
+
+const embeddingOf = (request: JsonObject) => ({ values: fakeEmbedding(textOf(request.content), embeddingDimensions(request.outputDimensionality)) });
+
+const embedContent: Operation = (body) => jsonAnswer({ embedding: embeddingOf(body) }, CONTENT_TYPE);
+
+const batchEmbedContents: Operation = (body) =>
+  jsonAnswer({ embeddings: asArray(body.requests).map((request) => embeddingOf(isObject(request) ? request : {})) }, CONTENT_TYPE);
+
+const countTokens: Operation = (body) => {
+  const tokens = promptTokens(isObject(body.generateContentRequest) ? body.generateContentRequest : body);
+  return jsonAnswer({ totalTokens: tokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: tokens }] }, CONTENT_TYPE);
+};
+
+export const geminiProvider: FakeProvider = {
+  dialect: 'gemini',
+  operation(path) {
+    const colon = path.lastIndexOf(':');
+    if (colon === -1) return undefined;
+    const action = path.slice(colon + 1);
+    if (action === 'generateContent' || action === 'streamGenerateContent') {
+      const model = decodeURIComponent(path.slice(path.lastIndexOf('/', colon) + 1, colon));
+      return generate(model, action === 'streamGenerateContent');
+    }
+    if (action === 'embedContent') return embedContent;
+    if (action === 'batchEmbedContents') return batchEmbedContents;
+    if (action === 'countTokens') return countTokens;
+    return undefined;
+  },
+  apiKey(headers: IncomingHttpHeaders, url: string) {
+    const header = headers['x-goog-api-key'];
+    if (header) return String(header);
+    const query = url.indexOf('?');
+    return query === -1 ? '' : new URLSearchParams(url.slice(query + 1)).get('key') ?? '';
+  },
+  invalidJson: reply(400, 'Invalid JSON payload received.', 'INVALID_ARGUMENT'),
+  fault: (mode, key) => FAULTS[mode]?.(key),
+  malformedEvent: `data: {"candidates": [{"content": {"parts": [{"text": "unterminated${SEPARATOR}`,
+  errorEvent: data(error(503, 'The model is overloaded. Please try again later.', 'UNAVAILABLE')),
+};

@@ -1,0 +1,205 @@
+// The one HTTP server behind every fake provider: routes POSTs by path to the provider modules,
+// records each request, picks the mode (body field `fake_mode`, header `x-fake-mode`, else the
+// server's, set by `setMode`) and plays the faults every provider shares. Also the upstream of
+// `pnpm bench`, so the success path stays lean.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+// The subpath, not the package: the fake stays free of Express and prom-client.
+import { drainedOrClosed } from '@modelgate/http/backpressure';
+import { anthropicProvider } from './anthropic';
+import { geminiProvider } from './gemini';
+import { openAiProvider } from './openai';
+import {
+  type ErrorReply,
+  FAKE_MODES,
+  type FakeMode,
+  type FakeProvider,
+  type FakeSettings,
+  type FakeUpstreamOptions,
+  isObject,
+  type JsonObject,
+  type Operation,
+  type RecordedRequest,
+  type StreamAnswer,
+} from './shared';
+
+export interface FakeUpstream {
+  url: string;
+  requests: RecordedRequest[];
+  /** Changes the mode (and the given options; the others keep their values) for the following requests. */
+  setMode(mode: FakeMode, options?: Omit<FakeUpstreamOptions, 'mode' | 'record'>): void;
+  close(): Promise<void>;
+}
+
+/** Per request, the body field `fake_mode` or the header `x-fake-mode` overrides the server's mode. */
+const MODE_FIELD = 'fake_mode';
+const MODE_HEADER = 'x-fake-mode';
+const PROVIDERS: readonly FakeProvider[] = [openAiProvider, anthropicProvider, geminiProvider];
+const MID_STREAM_FAULTS: ReadonlySet<FakeMode> = new Set(['hangMidStream', 'resetMidStream', 'errorMidStream']);
+
+function readRequestBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function sendJson(res: ServerResponse, { status, body }: ErrorReply): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function parseObject(body: Buffer): JsonObject | undefined {
+  try {
+    const parsed: unknown = JSON.parse(body.toString('utf8'));
+    return isObject(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function routeOf(path: string): { provider: FakeProvider; operation: Operation } | undefined {
+  for (const provider of PROVIDERS) {
+    const operation = provider.operation(path);
+    if (operation) return { provider, operation };
+  }
+  return undefined;
+}
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Promise<FakeUpstream> {
+  const record = initial.record ?? true;
+  let settings: FakeSettings = {
+    mode: initial.mode ?? 'ok',
+    chunks: initial.chunks ?? 5,
+    chunkDelayMs: initial.chunkDelayMs ?? 0,
+    audioMs: initial.audioMs ?? 1000,
+    cachedTokens: initial.cachedTokens ?? 0,
+    cacheWriteTokens: initial.cacheWriteTokens ?? 0,
+  };
+  const requests: RecordedRequest[] = [];
+  let sequence = 0;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await readRequestBody(req);
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
+    const route = req.method === 'POST' ? routeOf(path) : undefined;
+    if (!route) return sendJson(res, { status: 404, body: { error: { message: `no route ${req.method} ${path}` } } });
+    const { provider, operation } = route;
+    const json = parseObject(body);
+    const requested = json?.[MODE_FIELD] ?? req.headers[MODE_HEADER];
+    const mode = typeof requested === 'string' && (FAKE_MODES as readonly string[]).includes(requested) ? (requested as FakeMode) : settings.mode;
+    const recorded: RecordedRequest = {
+      method: 'POST',
+      url,
+      path,
+      headers: req.headers,
+      body,
+      json,
+      dialect: provider.dialect,
+      mode,
+      chunksSent: 0,
+      closed: false,
+      completed: false,
+    };
+    if (record) requests.push(recorded);
+    res.on('close', () => {
+      recorded.closed = true;
+      recorded.closedAt = Date.now();
+      recorded.completed = res.writableFinished;
+    });
+
+    const refused = provider.checkHeaders?.(req.headers);
+    if (refused) return sendJson(res, refused);
+    if (!json) return sendJson(res, provider.invalidJson);
+    if (mode === 'reset') {
+      req.socket.destroy();
+      return;
+    }
+    if (mode === 'hangBeforeHeaders') return;
+    const key = provider.apiKey(req.headers, url);
+    const failure = provider.fault(mode, key);
+    if (failure) return sendJson(res, failure);
+    sequence += 1;
+    const answer = operation(json, { settings, sequence, withUsage: mode !== 'noUsage' });
+    if (answer.stream) return stream(req, res, provider, answer, mode, recorded);
+    // A provider's own refusal (status not 200) goes out as it is; the faults break successes only.
+    if (answer.status === 200 && mode !== 'ok') {
+      // There is no stream to break: a whole answer gets the error a provider sends instead.
+      const overloaded = mode === 'errorMidStream' ? provider.fault('overloaded', key) : undefined;
+      if (overloaded) return sendJson(res, overloaded);
+      if (mode === 'malformedSse') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(answer.body.slice(0, Math.floor(answer.body.length / 2)));
+        return;
+      }
+      if (mode === 'hangMidStream' || mode === 'resetMidStream') {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer.body) });
+        res.write(answer.body.slice(0, 10));
+        if (mode === 'resetMidStream') setTimeout(() => req.socket.destroy(), 50);
+        return;
+      }
+    }
+    res.writeHead(answer.status, { 'content-type': answer.contentType, 'content-length': Buffer.byteLength(answer.body) });
+    res.end(answer.body);
+    recorded.chunksSent = 1;
+  }
+
+  async function stream(req: IncomingMessage, res: ServerResponse, provider: FakeProvider, answer: StreamAnswer, mode: FakeMode, recorded: RecordedRequest): Promise<void> {
+    const { events } = answer;
+    const chunkDelayMs = mode === 'slowDrip' && settings.chunkDelayMs === 0 ? 200 : settings.chunkDelayMs;
+    const cut = MID_STREAM_FAULTS.has(mode) ? Math.min(answer.cutAfter, events.length) : -1;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    for (let i = 0; ; i++) {
+      if (res.destroyed) return;
+      if (i === cut) {
+        if (mode === 'errorMidStream') res.end(provider.errorEvent);
+        // Let the first chunks reach the client before the connection dies.
+        else if (mode === 'resetMidStream') setTimeout(() => req.socket.destroy(), 50);
+        return;
+      }
+      if (i === events.length) break;
+      if (i === 1 && mode === 'malformedSse') {
+        res.end(provider.malformedEvent);
+        return;
+      }
+      const flowing = res.write(events[i]);
+      recorded.chunksSent = i + 1;
+      // Like a real server, wait while the reader is behind (a relay's backpressure shows here).
+      if (!flowing) await drainedOrClosed(res);
+      if (chunkDelayMs > 0 && i < events.length - 1) await delay(chunkDelayMs);
+    }
+    res.end(answer.end);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  });
+  // Longer than the relay's pool idle time, so pooled connections are closed by the client side.
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    setMode(mode, options = {}) {
+      settings = { ...settings, ...options, mode };
+    },
+    close() {
+      return new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

@@ -1,0 +1,213 @@
+// What the fake providers share: the modes, the options, the recorded request, the answer a provider
+// module hands the server, and the deterministic content every provider answers with. Integration
+// tests assert on these values, so they are exported (through `@modelgate/testing/fake-upstream`).
+import type { IncomingHttpHeaders } from 'node:http';
+
+export const FAKE_MODES = [
+  'ok',
+  /** 200 without any usage object (OpenAI `usage`, Anthropic `usage`, Gemini `usageMetadata`); token counts still answer. */
+  'noUsage',
+  'error400',
+  'error401',
+  'error403',
+  'error429',
+  /** "You exceeded your current quota" (OpenAI/Gemini 429; Anthropic 400 "credit balance is too low"). */
+  'quotaExhausted',
+  'error500',
+  /** Overloaded: Anthropic 529 `overloaded_error`, OpenAI and Gemini 503. */
+  'overloaded',
+  /** The connection is destroyed before any response byte. */
+  'reset',
+  /** Headers and the first chunks (see `StreamAnswer.cutAfter`), then the connection is destroyed. */
+  'resetMidStream',
+  /** Never answers (until the client gives up). */
+  'hangBeforeHeaders',
+  /** Headers and the first chunks (see `StreamAnswer.cutAfter`), then silence. */
+  'hangMidStream',
+  /** One good event, then an event whose data is not JSON (whole answers: truncated JSON). */
+  'malformedSse',
+  /** Chunks with `chunkDelayMs` (default 200 ms) between them. */
+  'slowDrip',
+  /**
+   * Streams: the first chunks (see `StreamAnswer.cutAfter`), then the provider's in-stream error event,
+   * then the response ends. Whole answers: the same reply as `overloaded`.
+   */
+  'errorMidStream',
+] as const;
+export type FakeMode = (typeof FAKE_MODES)[number];
+
+export type Dialect = 'openai' | 'anthropic' | 'gemini';
+
+export interface FakeUpstreamOptions {
+  mode?: FakeMode;
+  /** Text pieces per answer (one token each: " hello"); also the text's completion token count. Default 5. */
+  chunks?: number;
+  /** Delay between streamed chunks in ms (default 0; `slowDrip` default 200). */
+  chunkDelayMs?: number;
+  /** Length of the TTS audio returned, in ms (default 1000; 25 audio tokens per second). */
+  audioMs?: number;
+  /**
+   * Prompt tokens read from the provider's cache, on top of the tokens counted from the request
+   * (chat routes: OpenAI chat, Anthropic messages, Gemini generateContent). Default 0.
+   */
+  cachedTokens?: number;
+  /** Prompt tokens written to the provider's cache, on top of the counted ones (same routes). Default 0. */
+  cacheWriteTokens?: number;
+  /** Keep every request in `requests` (default true; the benchmark turns it off). */
+  record?: boolean;
+}
+
+export type FakeSettings = Required<Omit<FakeUpstreamOptions, 'record'>>;
+
+export interface RecordedRequest {
+  method: string;
+  /** Path and query as received. */
+  url: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  /** The body parsed as JSON, or undefined. */
+  json: unknown;
+  dialect: Dialect;
+  mode: FakeMode;
+  /** Chunks (stream pieces) written so far. */
+  chunksSent: number;
+  /** The connection or response closed (set when it happens). */
+  closed: boolean;
+  closedAt?: number;
+  /** The whole answer was written. */
+  completed: boolean;
+}
+
+export type JsonObject = Record<string, unknown>;
+
+/** A JSON answer in one piece (also a provider's own validation error). */
+export interface WholeAnswer {
+  stream: false;
+  status: number;
+  body: string;
+  contentType: string;
+}
+
+export interface StreamAnswer {
+  stream: true;
+  /** Whole SSE events, framing included (`data: ...` and the provider's separator). */
+  events: string[];
+  /** Written after the last event (OpenAI's `data: [DONE]`), if anything. */
+  end?: string;
+  /**
+   * How many events go out before a mid-stream fault strikes: up to and including the second text
+   * piece, or in a tool-call answer the first piece of the arguments (Gemini: everything before the
+   * functionCall chunk).
+   */
+  cutAfter: number;
+}
+
+export type Answer = WholeAnswer | StreamAnswer;
+
+export interface AnswerContext {
+  settings: FakeSettings;
+  /** The server's answer counter (1 for the first answer): the `<n>` of ids like `call_fake<n>`. */
+  sequence: number;
+  /** False in `noUsage` mode. */
+  withUsage: boolean;
+}
+
+/** Builds the answer of one route from the parsed request body. */
+export type Operation = (body: JsonObject, context: AnswerContext) => Answer;
+
+export interface ErrorReply {
+  status: number;
+  body: unknown;
+}
+
+/** What a provider module tells the server; the server owns HTTP, recording and the shared faults. */
+export interface FakeProvider {
+  dialect: Dialect;
+  /** The operation serving this path (no query), or undefined when the path is not this provider's. */
+  operation(path: string): Operation | undefined;
+  /** The API key the request carries, echoed by some error messages as the real providers do. */
+  apiKey(headers: IncomingHttpHeaders, url: string): string;
+  /** A refusal decided from the headers alone, before the body (Anthropic's required headers). */
+  checkHeaders?(headers: IncomingHttpHeaders): ErrorReply | undefined;
+  /** The answer to a body that is not a JSON object. */
+  invalidJson: ErrorReply;
+  /** The provider's error reply for a fault mode, or undefined for the modes that are not plain errors. */
+  fault(mode: FakeMode, key: string): ErrorReply | undefined;
+  /** An event whose data is not JSON (`malformedSse`), framing included. */
+  malformedEvent: string;
+  /** The provider's in-stream error event (`errorMidStream`), framing included. */
+  errorEvent: string;
+}
+
+/** The text piece every answer is made of, one token each. */
+export const FAKE_TEXT_PIECE = ' hello';
+/** The reasoning text of answers that reason (Anthropic thinking, Gemini thoughts, OpenAI reasoning_content). */
+export const FAKE_THOUGHT = 'Let me think.';
+/** The tokens `FAKE_THOUGHT` costs (completion/output tokens; Gemini `thoughtsTokenCount`). */
+export const FAKE_THOUGHT_TOKENS = 3;
+/** The arguments of every tool call the fakes make. */
+export const FAKE_TOOL_ARGUMENTS = { city: 'Paris' } as const;
+/** `FAKE_TOOL_ARGUMENTS` as JSON text, streamed in these two pieces (their concatenation is the JSON). */
+export const FAKE_TOOL_ARGUMENT_PIECES = ['{"city":', '"Paris"}'] as const;
+/** The completion tokens of a tool call. */
+export const FAKE_TOOL_CALL_TOKENS = 10;
+/** Prompt tokens of one image / audio / file part. */
+export const MEDIA_PART_TOKENS = 258;
+/** Vector length of an embedding when the request names none. */
+export const DEFAULT_EMBEDDING_DIMENSIONS = 8;
+
+export const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+
+export function wordsIn(text: string): number {
+  const trimmed = text.trim();
+  return trimmed === '' ? 0 : trimmed.split(/\s+/).length;
+}
+
+/** Words of a tool call's arguments or a tool result given as an object: its JSON text. */
+export const wordsInJson = (value: unknown): number => wordsIn(JSON.stringify(value ?? {}));
+
+/** How many text pieces an answer carries, and whether the request's token limit cut it short. */
+export function textPieces(settings: FakeSettings, maxTokens: unknown): { pieces: number; capped: boolean } {
+  const limit = typeof maxTokens === 'number' ? maxTokens : settings.chunks;
+  const pieces = Math.max(0, Math.min(settings.chunks, limit));
+  return { pieces, capped: pieces < settings.chunks };
+}
+
+/**
+ * The tool a request gets called: the forced one, else the first offered; none when the request
+ * offers no tools, forbids calls, or ends with a tool result (then the answer is text).
+ */
+export function toolToCall(offered: string[], forced: string | undefined, forbidden: boolean, endsWithToolResult: boolean): string | undefined {
+  if (forbidden || endsWithToolResult) return undefined;
+  return forced ?? offered[0];
+}
+
+/**
+ * A deterministic embedding: `values[j] = Math.fround(Math.sin(seed + j))` with `seed` the FNV-1a
+ * 32-bit hash of the text. Float32 values, so the base64 encoding decodes to the same numbers.
+ */
+export function fakeEmbedding(text: string, dimensions: number): number[] {
+  let seed = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    seed ^= text.charCodeAt(i);
+    seed = Math.imul(seed, 0x01000193) >>> 0;
+  }
+  return Array.from({ length: dimensions }, (_, j) => Math.fround(Math.sin(seed + j)));
+}
+
+/** A requested vector length when it is a positive integer, else the default. */
+export const embeddingDimensions = (requested: unknown): number =>
+  typeof requested === 'number' && Number.isInteger(requested) && requested > 0 ? requested : DEFAULT_EMBEDDING_DIMENSIONS;
+
+export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+
+export const jsonAnswer = (body: unknown, contentType = 'application/json', status = 200): WholeAnswer => ({
+  stream: false,
+  status,
+  body: JSON.stringify(body),
+  contentType,
+});
