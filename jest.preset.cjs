@@ -1,5 +1,5 @@
-// Shared Jest setup: swc transpiles TS (and the ESM-only http-proxy-middleware chain and Prisma's
-// WASM schema engine bindings) to CommonJS; type checking is the separate `typecheck` task.
+// Shared Jest setup: swc transpiles TS (and the ESM-only http-proxy-middleware chain, Prisma's WASM
+// schema engine bindings and the Vercel AI SDK) to CommonJS; type checking is the separate `typecheck` task.
 // Every run gets a private database (packages depending on @modelgate/db or @modelgate/testing)
 // and Redis key prefix, dropped afterwards: see packages/testing/src/global-setup.ts.
 const path = require('node:path');
@@ -16,8 +16,10 @@ module.exports = (dir, overrides = {}) => ({
     }],
   },
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
+  // The AI SDK imports `zod/v4/locales/en.js`, which zod's exports map serves as ESM even to require().
+  moduleNameMapper: { '^zod/v4/locales/(.+)\\.js$': 'zod/v4/locales/$1.cjs' },
   transformIgnorePatterns: [
-    'node_modules/(?!(\\.pnpm/)?(http-proxy-middleware|httpxy|is-plain-obj|@prisma/schema-engine-wasm|@prisma\\+schema-engine-wasm)[@/])',
+    'node_modules/(?!(\\.pnpm/)?(http-proxy-middleware|httpxy|is-plain-obj|@prisma/schema-engine-wasm|@prisma\\+schema-engine-wasm|ai|@ai-sdk[/+][a-z-]+|@workflow[/+]serde)[@/])',
   ],
   testTimeout: 30000,
   maxWorkers: 1,

@@ -1,0 +1,66 @@
+// docs/api.md 2.5: a client that leaves a translated stream midway closes the upstream call at once
+// and is charged for what was delivered, counted by the relay where the provider reported nothing yet.
+import OpenAI from 'openai';
+import { countDeliveredTokens } from '../src/features/relay/tokens';
+import { ANTHROPIC, CHAT_CHANNELS, CHAT_MODELS, chatChannel, GEMINI, recorded, settledConsumeRow } from './chat-support';
+import { createCustomer, eventually, expectLedgerInvariant, harness, openAiClient, relaySuite, resetSuite, setUnitPrices, upstream } from './harness';
+
+/** Long enough that the answer is far from done when the client leaves. */
+const PIECES = 30;
+const CHUNK_DELAY_MS = 100;
+
+relaySuite();
+
+beforeAll(() => {
+  // The relay loads its tokenizer on first use, holding the event loop for most of a second on this
+  // machine; the fake upstream shares this process, so it would see the close only afterwards.
+  countDeliveredTokens(['warm up']);
+});
+
+beforeEach(async () => {
+  await resetSuite();
+  await setUnitPrices(harness.prisma, CHAT_MODELS);
+  await chatChannel(harness.prisma, ANTHROPIC, upstream.url);
+  await chatChannel(harness.prisma, GEMINI, upstream.url);
+  await harness.reloadCaches();
+  upstream.setMode('slowDrip', { chunks: PIECES, chunkDelayMs: CHUNK_DELAY_MS });
+});
+
+describe.each([['Anthropic', ANTHROPIC], ['Gemini', GEMINI]] as const)('a client aborting a translated %s stream', (_name, type) => {
+  it('closes the upstream within 1 s and is charged for the pieces delivered', async () => {
+    const customer = await createCustomer(harness.prisma);
+    const controller = new AbortController();
+    const stream = await openAiClient(harness, customer.key).chat.completions.create(
+      { model: CHAT_CHANNELS[type].model, messages: [{ role: 'user', content: 'Tell me a long story' }], stream: true, stream_options: { include_usage: true } },
+      { signal: controller.signal },
+    );
+    let received = '';
+    let abortedAt = 0;
+    const ended = await (async () => {
+      for await (const chunk of stream) {
+        received += chunk.choices[0]?.delta.content ?? '';
+        if (received === ' hello'.repeat(3)) {
+          abortedAt = Date.now();
+          controller.abort();
+        }
+      }
+    })().catch((err: unknown) => err);
+    // The SDK either ends the iteration quietly or reports the abort as its own error.
+    if (ended !== undefined) expect(ended).toBeInstanceOf(OpenAI.APIUserAbortError);
+    expect(abortedAt).toBeGreaterThan(0);
+
+    const request = recorded(upstream.requests);
+    await eventually(() => expect(request.closed).toBe(true), 2_000);
+    expect(request.completed).toBe(false);
+    expect((request.closedAt ?? Infinity) - abortedAt).toBeLessThan(1_000);
+    expect(request.chunksSent).toBeLessThan(PIECES);
+
+    const row = await eventually(() => settledConsumeRow(harness));
+    expect(row.isStream).toBe(true);
+    expect(row.completionTokens).toBeGreaterThanOrEqual(3);
+    expect(row.completionTokens).toBeLessThan(PIECES);
+    expect(row.promptTokens).toBeGreaterThan(0);
+    expect(row.quota).toBe(BigInt(-(row.promptTokens + row.completionTokens)));
+    await expectLedgerInvariant(harness.prisma);
+  });
+});

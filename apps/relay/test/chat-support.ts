@@ -1,0 +1,119 @@
+// What the chat, embeddings and client tests (docs/api.md 2.6-2.8) share: one chat channel of each
+// type on a fake upstream, with its model mapping, and readers of what the openai SDK gets back.
+import type { PrismaClient } from '@modelgate/db';
+import { CHANNEL_TYPE, type ChannelType } from '@modelgate/schemas';
+import { type ChannelOverrides, createChannel } from '@modelgate/testing';
+import type { RecordedRequest } from '@modelgate/testing/fake-upstream';
+import type OpenAI from 'openai';
+import { consumeLogs, type RelayHarness } from './harness';
+
+export const { openai: OPENAI, anthropic: ANTHROPIC, gemini: GEMINI } = CHANNEL_TYPE;
+
+/** Per channel type: the model a client asks for, the name the channel maps it to, the channel's key. */
+export const CHAT_CHANNELS: Readonly<Record<ChannelType, { model: string; upstreamModel: string; key: string }>> = {
+  [OPENAI]: { model: 'gpt-4o-mini', upstreamModel: 'openai/gpt-4o-mini', key: 'sk-upstream-openai-secret' },
+  [ANTHROPIC]: { model: 'claude-sonnet-4-5', upstreamModel: 'claude-sonnet-4-5-20250929', key: 'sk-ant-api03-upstream-anthropic-secret' },
+  [GEMINI]: { model: 'gemini-2.5-flash', upstreamModel: 'gemini-2.5-flash-preview-09-2025', key: 'gemini-upstream-channel-secret' },
+};
+
+export const CHAT_MODELS = Object.values(CHAT_CHANNELS).map((channel) => channel.model);
+
+/** A channel of `type` on `baseUrl` serving its chat model, mapped to the upstream name. */
+export function chatChannel(prisma: PrismaClient, type: ChannelType, baseUrl: string, fields: ChannelOverrides = {}) {
+  const { model, upstreamModel, key } = CHAT_CHANNELS[type];
+  return createChannel(prisma, { type, baseUrl, key, models: model, modelMapping: JSON.stringify({ [model]: upstreamModel }), ...fields });
+}
+
+/** The fake's request at `index`, failing when there is none. */
+export function recorded(requests: RecordedRequest[], index = 0): RecordedRequest & { json: Record<string, unknown> } {
+  const request = requests[index];
+  if (!request) throw new Error(`the upstream received ${requests.length} requests, not ${index + 1}`);
+  return request as RecordedRequest & { json: Record<string, unknown> };
+}
+
+/** The client's key appears nowhere in what the upstream received (docs/api.md 2: keys are never forwarded). */
+export function expectKeyNotForwarded(request: RecordedRequest, clientKey: string): void {
+  const secret = clientKey.replace(/^sk-/, '');
+  expect(JSON.stringify(request.headers) + request.url + request.body.toString('utf8')).not.toContain(secret);
+}
+
+/** The full `usage` object of docs/api.md 2.1 for these counts (text tokens derived as the relay does). */
+export function fullUsage({ prompt, completion, cached = 0, reasoning = 0 }: { prompt: number; completion: number; cached?: number; reasoning?: number }) {
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: cached, text_tokens: prompt, audio_tokens: 0, image_tokens: 0 },
+    completion_tokens_details: { text_tokens: completion - reasoning, audio_tokens: 0, reasoning_tokens: reasoning },
+  };
+}
+
+/** `reasoning_content` is not in the SDK's types: the relay adds it to messages and deltas (docs/api.md 2.6). */
+export function reasoningOf(messageOrDelta: object | undefined): unknown {
+  return (messageOrDelta as { reasoning_content?: unknown } | undefined)?.reasoning_content;
+}
+
+export interface StreamedToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** A streamed chat answer put together as a client does. */
+export interface StreamedChat {
+  chunks: OpenAI.ChatCompletionChunk[];
+  content: string;
+  reasoning: string;
+  toolCalls: StreamedToolCall[];
+  finishReason: string | null;
+  /** The usage chunk's, if one came. */
+  usage: OpenAI.CompletionUsage | undefined;
+}
+
+/** Iterates an SDK stream to its end (the SDK stops at `[DONE]`), assembling the deltas of choice 0. */
+export async function readChatStream(stream: AsyncIterable<OpenAI.ChatCompletionChunk>): Promise<StreamedChat> {
+  const result: StreamedChat = { chunks: [], content: '', reasoning: '', toolCalls: [], finishReason: null, usage: undefined };
+  for await (const chunk of stream) {
+    result.chunks.push(chunk);
+    if (chunk.usage) result.usage = chunk.usage;
+    const choice = chunk.choices[0];
+    if (!choice) continue;
+    result.content += choice.delta.content ?? '';
+    const reasoning = reasoningOf(choice.delta);
+    if (typeof reasoning === 'string') result.reasoning += reasoning;
+    for (const call of choice.delta.tool_calls ?? []) {
+      const known = result.toolCalls[call.index];
+      if (known) known.arguments += call.function?.arguments ?? '';
+      else result.toolCalls[call.index] = { id: call.id ?? '', name: call.function?.name ?? '', arguments: call.function?.arguments ?? '' };
+    }
+    if (choice.finish_reason) result.finishReason = choice.finish_reason;
+  }
+  return result;
+}
+
+/** POSTs a JSON body to the relay with the key and returns the status and the raw SSE `data:` payloads. */
+export async function postForEvents(harness: RelayHarness, path: string, key: string, body: unknown): Promise<{ status: number; events: string[] }> {
+  const response = await fetch(`${harness.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  const events = text.split('\n\n').filter((event) => event !== '').map((event) => event.replace(/^data: /, ''));
+  return { status: response.status, events };
+}
+
+/** The consume rows once the ledger is written. */
+export async function settledConsumeRows(harness: RelayHarness) {
+  await harness.relay.ledger.flush();
+  return consumeLogs(harness.prisma);
+}
+
+/** The one consume row of a test's one call. */
+export async function settledConsumeRow(harness: RelayHarness) {
+  const rows = await settledConsumeRows(harness);
+  expect(rows).toHaveLength(1);
+  const [row] = rows;
+  if (!row) throw new Error('no consume row');
+  return row;
+}
