@@ -1,17 +1,18 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { dialectForPath } from '@modelgate/errors';
 import { pingDatabase, type PrismaClient } from '@modelgate/db';
 import type { Logger } from '@modelgate/logger';
 import { accessLog, errorHandler, healthRouter, notFound, requestId, trustProxiesIn, type ServiceMetrics } from '@modelgate/http';
 import type { IpAllowList } from '@modelgate/schemas';
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction } from 'express';
 import type { Redis } from 'ioredis';
 import type { ChannelCache } from './features/channels/channel-cache';
-import { routeDirectFirst } from './direct-routes';
+import { createRelayHandler } from './direct-routes';
 import { chatCompletionsRoute } from './endpoints/chat-completions/router';
 import { embeddingsRoute } from './endpoints/embeddings/router';
 import { completionsRoute } from './endpoints/completions/router';
 import { geminiRoute } from './endpoints/gemini/router';
-import { authContextOf, type AuthContext } from './features/keys/authenticate';
+import { authContextOf, type AuthContext, type WithLocals } from './features/keys/authenticate';
 import type { KeyCache } from './features/keys/key-cache';
 import { modelsRouter } from './features/models/router';
 import { ClientGone, type RelayService } from './features/relay/service';
@@ -31,18 +32,31 @@ export interface RelayDeps {
   trustedProxies: IpAllowList;
 }
 
-const dialectOf = (req: Request) => dialectForPath(req.path);
+/** What the per-request middlewares and the error answers read: an Express request, or a direct route's. */
+interface ServedRequest extends IncomingMessage {
+  method: string;
+  requestId: string;
+  originalUrl: string;
+  path: string;
+}
+
+type ServedResponse = ServerResponse & WithLocals;
+
+type PerRequestMiddleware = (req: ServedRequest, res: ServedResponse, next: (err?: unknown) => void) => void;
+
+const dialectOf = (req: ServedRequest) => dialectForPath(req.path);
 
 /** The key's owner once the key was accepted, and the channel that served the call. */
-function callContextOf(_req: Request, res: Response): Record<string, unknown> | undefined {
+function callContextOf(_req: ServedRequest, res: ServedResponse): Record<string, unknown> | undefined {
   const auth = authContextOf(res) as AuthContext | undefined;
   return auth && { userId: auth.user.id, channelId: res.locals.channelId as number | undefined };
 }
 
 /** Upstream answers relayed as they are, vanished clients left alone, the rest in the route's dialect. */
 function relayErrors(logger: Logger) {
-  const fallback = errorHandler(logger, dialectOf, { context: callContextOf });
-  return (err: unknown, req: Request, res: Response, next: NextFunction) => {
+  const fallback = errorHandler<ServedRequest, ServedResponse>(logger, dialectOf, { context: callContextOf });
+  // Four parameters: Express tells error handlers by their arity (direct routes pass three).
+  return (err: unknown, req: ServedRequest, res: ServedResponse, _next?: NextFunction): void => {
     if (err instanceof ClientGone) {
       if (!res.writableEnded) res.destroy();
       return;
@@ -52,27 +66,22 @@ function relayErrors(logger: Logger) {
       sendUpstreamError(res, err, dialect === 'google' ? 'google' : 'openai', req.requestId);
       return;
     }
-    fallback(err, req, res, next);
+    fallback(err, req, res);
   };
 }
 
-export function createRelayApp(deps: RelayDeps): Express {
+/** The relay's request listener: the relayed calls served directly, everything else by an Express app. */
+export function createRelayApp(deps: RelayDeps): RequestListener {
+  const trust = trustProxiesIn(deps.trustedProxies);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   // The edge sets X-Forwarded-For to the client's address; believed from the edge only.
-  app.set('trust proxy', trustProxiesIn(deps.trustedProxies));
-  const perRequest = [requestId(), deps.metrics.middleware];
+  app.set('trust proxy', trust);
+  const perRequest: PerRequestMiddleware[] = [requestId(), deps.metrics.middleware];
   // One line per request costs throughput: only when debugging (failures have their own lines).
   if (deps.logger.isLevelEnabled('debug')) perRequest.push(accessLog(deps.logger, { context: callContextOf }));
   const errors = relayErrors(deps.logger);
-  // The relayed calls (the hot path) bypass Express; everything else is an ordinary Express app.
-  routeDirectFirst(app, perRequest, [
-    completionsRoute(deps),
-    chatCompletionsRoute(deps),
-    embeddingsRoute(deps),
-    geminiRoute(deps.keys, deps.relay, deps.maxBodyMb),
-  ], errors);
   app.use(...perRequest);
   // Every call reserves in Redis; no call reads PostgreSQL (caches and the ledger queue ride out its outage).
   app.use(healthRouter({ required: { redis: () => deps.redis.ping() }, reported: { database: () => pingDatabase(deps.prisma) } }));
@@ -80,5 +89,16 @@ export function createRelayApp(deps: RelayDeps): Express {
   app.use(modelsRouter(deps.keys, deps.channels));
   app.use(notFound(dialectOf));
   app.use(errors);
-  return app;
+  // The relayed calls (the hot path) bypass Express; everything else is an ordinary Express app.
+  return createRelayHandler(app, {
+    trust,
+    perRequest,
+    routes: [
+      completionsRoute(deps),
+      chatCompletionsRoute(deps),
+      embeddingsRoute(deps),
+      geminiRoute(deps),
+    ],
+    onError: errors,
+  });
 }

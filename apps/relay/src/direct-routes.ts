@@ -1,7 +1,6 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import { clientAddress, type ProxyTrust } from '@modelgate/http';
-import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } from 'express';
 
 /**
  * A request served without Express's per-request setup: node's own object with the few fields the
@@ -14,6 +13,8 @@ export interface DirectRequest extends IncomingMessage {
   /** The client address, honouring the app's `trust proxy` setting (as Express's `req.ip`). */
   ip: string | undefined;
   originalUrl: string;
+  /** The request path, without the query (as Express's `req.path`). */
+  path: string;
   params: Record<string, string>;
   /** The query string parsed as Express 5's default ("simple") parser does. */
   query: Record<string, string | string[] | undefined>;
@@ -40,8 +41,6 @@ export interface DirectRoute {
   handlers: DirectHandler[];
 }
 
-type ExpressHandle = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
-
 /** Raised when a path segment is not valid percent-encoding (Express answers 400 too). */
 class ParamDecodeError extends Error {
   readonly status = 400;
@@ -59,49 +58,41 @@ export function decodeParam(segment: string): string {
   }
 }
 
+export interface RelayHandlerOptions {
+  /** Whose X-Forwarded-For is believed for `req.ip`: the `trust proxy` setting the app was given. */
+  trust: ProxyTrust;
+  /** The app's per-request middlewares, run before a direct route's handlers (the app runs them too). */
+  perRequest: DirectHandler[];
+  routes: DirectRoute[];
+  /** Answers a direct route's failure on node's objects (the app's error answers). */
+  onError: (err: unknown, req: DirectRequest, res: DirectResponse) => void;
+}
+
 /**
- * Relayed calls skip Express: its per-request setup (re-prototyping `req` and `res`, walking the
- * router) costs more than the rest of the relay's hot path, and the new prototypes make every
- * property access of node's http internals megamorphic. Each direct route runs the app's
- * per-request middlewares and its own handlers on node's objects, in Express's order and with its
- * async error semantics. A failure hands the exchange to Express (prototypes set as Express sets
- * them) and its error handler, so error answers stay exactly what they were.
+ * The relay's request listener. Relayed calls skip Express: its per-request setup (re-prototyping
+ * `req` and `res`, walking the router) costs more than the rest of the relay's hot path, and the new
+ * prototypes make every property access of node's http internals megamorphic. Each direct route runs
+ * the per-request middlewares and its own handlers on node's objects, in Express's order and with its
+ * async error semantics, and a failure goes to `onError`. Every other request goes to `app`, the
+ * Express app as an ordinary request listener.
  *
  * Handlers of direct routes may use only what DirectRequest / DirectResponse declare.
  */
-export function routeDirectFirst(
-  app: Express,
-  perRequest: RequestHandler[],
-  routes: DirectRoute[],
-  onError: ErrorRequestHandler,
-): void {
-  const trust = app.get('trust proxy fn') as ProxyTrust;
-  // The app-level middlewares are written for Express but read only what a direct request has.
-  const prefix = perRequest as unknown as DirectHandler[];
-  const chains = routes.map((route) => ({ route, chain: [...prefix, ...route.handlers] }));
-  const withHandle = app as unknown as { handle: ExpressHandle; request: object; response: object };
-  const expressHandle = withHandle.handle.bind(app);
-
-  const fail = (err: unknown, req: DirectRequest, res: DirectResponse) => {
-    const exchange = req as unknown as Request & { res: Response };
-    exchange.res = res as unknown as Response;
-    (res as unknown as Response).req = exchange;
-    Object.setPrototypeOf(req, withHandle.request);
-    Object.setPrototypeOf(res, withHandle.response);
-    onError(err, exchange, res as unknown as Response, () => undefined);
-  };
+export function createRelayHandler(app: RequestListener, options: RelayHandlerOptions): RequestListener {
+  const { trust, perRequest, routes, onError } = options;
+  const chains = routes.map((route) => ({ route, chain: [...perRequest, ...route.handlers] }));
 
   const run = (chain: DirectHandler[], req: DirectRequest, res: DirectResponse) => {
     let index = 0;
     const next = (err?: unknown): void => {
       // As in Express, any truthy value passed to next() is an error.
       if (err) {
-        fail(err, req, res);
+        onError(err, req, res);
         return;
       }
       const handler = chain[index++];
       if (handler === undefined) {
-        fail(new Error('a direct route ended without answering'), req, res);
+        onError(new Error('a direct route ended without answering'), req, res);
         return;
       }
       try {
@@ -114,7 +105,7 @@ export function routeDirectFirst(
     next();
   };
 
-  withHandle.handle = (incoming, response, done) => {
+  return (incoming, response) => {
     if (incoming.method === 'POST') {
       const url = incoming.url ?? '/';
       const queryAt = url.indexOf('?');
@@ -131,12 +122,12 @@ export function routeDirectFirst(
         const req = decorate(incoming, url, queryAt, path, params ?? {}, route, trust);
         const res = response as DirectResponse;
         res.locals = Object.create(null) as Record<string, unknown>;
-        // A malformed param fails after the app-level middlewares, as in Express's router.
-        run(matchError === undefined ? chain : [...prefix, (_req, _res, next) => next(matchError)], req, res);
+        // A malformed param fails after the per-request middlewares, as in Express's router.
+        run(matchError === undefined ? chain : [...perRequest, (_req, _res, next) => next(matchError)], req, res);
         return;
       }
     }
-    expressHandle(incoming, response, done);
+    app(incoming, response);
   };
 }
 
@@ -152,6 +143,7 @@ function decorate(
   const req = incoming as DirectRequest;
   req.requestId = '';
   req.originalUrl = url;
+  req.path = path;
   req.params = params;
   req.query = queryAt === -1 ? {} : parseQuery(url.slice(queryAt + 1));
   req.route = { path: typeof route.label === 'string' ? route.label : route.label(path, params) };

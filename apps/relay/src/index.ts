@@ -24,7 +24,7 @@ async function main() {
   await assertRedisDatabase(redis);
   const relay = createRelay({ env, logger, prisma, redis });
   await relay.start();
-  await runService(relay.app, {
+  await runService(relay.handler, {
     name: 'relay',
     logger,
     host: env.HOST,

@@ -1,11 +1,11 @@
 import { createServiceRedis } from '@modelgate/queue/connections';
 import { publishCacheInvalidation } from '@modelgate/queue/invalidation';
 import { randomBytes } from 'node:crypto';
+import type { RequestListener } from 'node:http';
 import { hostname } from 'node:os';
 import type { PrismaClient } from '@modelgate/db';
 import type { Logger } from '@modelgate/logger';
 import type { CacheInvalidation } from '@modelgate/schemas';
-import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { createRelayApp } from './app';
 import type { RelayEnv } from './env';
@@ -46,7 +46,8 @@ export interface RelayInfra {
 
 /** The relay's parts, wired; `start()` loads caches and starts the background work, `close()` stops it. */
 export interface Relay {
-  app: Express;
+  /** The HTTP request listener. */
+  handler: RequestListener;
   keys: KeyCache;
   channels: ChannelCache;
   options: OptionsCache;
@@ -97,7 +98,7 @@ export function createRelay({ env, logger, prisma, redis }: RelayInfra): Relay {
     : undefined;
   const relay = new RelayService({ channels, channelRepository, options, balances, upstream, publish, logger, metrics, rateLimit });
   const cacheSync = new CacheSync({ keys, channels, options, ledger, logger });
-  const app = createRelayApp({
+  const handler = createRelayApp({
     logger,
     prisma,
     redis,
@@ -110,7 +111,7 @@ export function createRelay({ env, logger, prisma, redis }: RelayInfra): Relay {
   });
 
   return {
-    app,
+    handler,
     keys,
     channels,
     options,

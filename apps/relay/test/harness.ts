@@ -61,7 +61,7 @@ export async function startRelay(envOverrides: Record<string, string> = {}, opti
   const logger = options.logger ?? createLogger({ service: 'relay', level: 'silent' });
   const relay = createRelay({ env, logger, prisma, redis });
   await relay.start();
-  const server: Server = await listen(relay.app, 0, '127.0.0.1');
+  const server: Server = await listen(relay.handler, 0, '127.0.0.1');
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const prefix = redisPrefix();
   const reloadCaches = async () => {

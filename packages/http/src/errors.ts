@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, type ErrorDialect, renderError, toAppError } from '@modelgate/errors';
 import type { Logger } from '@modelgate/logger';
 import type { NextFunction, Request, Response } from 'express';
@@ -29,7 +30,20 @@ export function describeError(err: unknown): Record<string, unknown> {
   return { type: err.name, code: errorCode(err), message: errorSummary(err).slice(0, 200) };
 }
 
-export function sendError(res: Response, err: AppError, dialect: ErrorDialect, requestId: string): void {
+/**
+ * A JSON answer on node's response: the status, headers and body Express's `res.json` writes (with
+ * ETag generation off), for handlers with or without Express.
+ */
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const payload = JSON.stringify(body);
+  res.statusCode = status;
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(payload));
+  res.end(payload);
+}
+
+export function sendError(res: ServerResponse, err: AppError, dialect: ErrorDialect, requestId: string): void {
   const rendered = renderError(err, dialect, requestId);
   if (res.headersSent) {
     res.end();
@@ -40,22 +54,26 @@ export function sendError(res: Response, err: AppError, dialect: ErrorDialect, r
     answerBeforeBody(res.req, res, rendered);
     return;
   }
-  res.status(rendered.status).set(rendered.headers).json(rendered.body);
+  sendJson(res, rendered.status, rendered.body, rendered.headers);
 }
 
-export interface ErrorHandlerOptions {
+export interface ErrorHandlerOptions<Req = Request, Res = Response> {
   /** Who the failed request concerned, when the service knows (e.g. `userId`), for its log line. */
-  context?: (req: Request, res: Response) => Record<string, unknown> | undefined;
+  context?: (req: Req, res: Res) => Record<string, unknown> | undefined;
 }
 
-/** Final Express error handler: maps anything thrown to the dialect of the route. */
-export function errorHandler(
+/**
+ * Final error handler: maps anything thrown to the dialect of the route. It works on node's objects
+ * (Express's by default): a handler that bypasses Express calls it with three arguments.
+ */
+export function errorHandler<Req extends IncomingMessage & { requestId?: string } = Request, Res extends ServerResponse = Response>(
   logger: Logger,
-  dialect: ErrorDialect | ((req: Request) => ErrorDialect),
-  options: ErrorHandlerOptions = {},
+  dialect: ErrorDialect | ((req: Req) => ErrorDialect),
+  options: ErrorHandlerOptions<Req, Res> = {},
 ) {
   const { context } = options;
-  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
+  // Four parameters: Express tells error handlers by their arity.
+  return (err: unknown, req: Req, res: Res, _next?: NextFunction): void => {
     const appError = toAppError(err);
     if (appError.status >= 500) {
       logger.error(

@@ -1,11 +1,31 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestHandler } from 'express';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+
+/**
+ * What the metrics read of a request: node's, with the routing fields Express sets (a handler that
+ * serves a request without Express sets `route` itself).
+ */
+export interface MeteredRequest extends IncomingMessage {
+  /** Always set on a server's request (node types it optional for client responses). */
+  method: string;
+  originalUrl: string;
+  /** The matched route; its pattern is the route label. */
+  route?: { path?: unknown };
+  /** Express's mount path, read for route patterns with wildcards. */
+  baseUrl?: string;
+  /** Express's request path, read when no route matched. */
+  path?: string;
+}
 
 export interface ServiceMetrics {
   registry: Registry;
   httpDuration: Histogram<'method' | 'route' | 'status'>;
-  /** Times every request; the route label is the matched Express route, never the raw path. */
-  middleware: RequestHandler;
+  /**
+   * Times every request; the route label is the matched route, never the raw path. It works on
+   * node's objects: Express runs it, and so can a handler that bypasses Express.
+   */
+  middleware: (req: MeteredRequest, res: ServerResponse, next: () => void) => void;
   /** `GET /metrics` in Prometheus text format. */
   handler: RequestHandler;
 }
@@ -25,8 +45,8 @@ const OWN_LABEL_PATHS = new Set(['/metrics', '/healthz', '/readyz']);
  * resets it when an error leaves the router, so a 4xx thrown by `/api/user/login` would be labelled
  * `/user/login`. The mount path is the request path minus as many segments as the route pattern has.
  */
-function mountPathOf(req: Request, pattern: string): string {
-  if (/[*{(]/.test(pattern)) return req.baseUrl;
+function mountPathOf(req: MeteredRequest, pattern: string): string {
+  if (/[*{(]/.test(pattern)) return req.baseUrl ?? '';
   const url = req.originalUrl;
   const query = url.indexOf('?');
   let end = query === -1 ? url.length : query;
@@ -40,11 +60,11 @@ function mountPathOf(req: Request, pattern: string): string {
 }
 
 /** Low-cardinality route label: the Express route pattern with its mount path, or a fixed word. */
-function routeLabel(req: Request): string {
-  const path = (req.route as { path?: unknown } | undefined)?.path;
+function routeLabel(req: MeteredRequest): string {
+  const path = req.route?.path;
   const pattern = Array.isArray(path) ? path.join(',') : path;
   if (typeof pattern === 'string') return `${mountPathOf(req, Array.isArray(path) ? String(path[0]) : pattern)}${pattern}`;
-  return OWN_LABEL_PATHS.has(req.path) ? req.path : 'unmatched';
+  return req.path !== undefined && OWN_LABEL_PATHS.has(req.path) ? req.path : 'unmatched';
 }
 
 export function createServiceMetrics(service: string, options: ServiceMetricsOptions = {}): ServiceMetrics {
@@ -61,7 +81,7 @@ export function createServiceMetrics(service: string, options: ServiceMetricsOpt
   // Bound children per method, route and status: prom-client's own label lookup sorts and hashes
   // the label object on every observation.
   const children = new Map<string, Histogram.Internal<'method' | 'route' | 'status'>>();
-  const middleware: RequestHandler = (req: Request, res: Response, next: NextFunction) => {
+  const middleware: ServiceMetrics['middleware'] = (req, res, next) => {
     const started = performance.now();
     res.once('close', () => {
       const route = routeLabel(req);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -20,8 +20,9 @@ export function resolveRequestId(incoming: string | string[] | undefined): strin
   return value && VALID_REQUEST_ID.test(value) ? value : randomUUID();
 }
 
+/** A middleware on node's objects: Express runs it, and so can a handler that serves a request without Express. */
 export function requestId() {
-  return (req: Request, res: Response, next: NextFunction) => {
+  return (req: IncomingMessage & { requestId?: string }, res: ServerResponse, next: () => void): void => {
     req.requestId = resolveRequestId(req.headers[REQUEST_ID_HEADER]);
     res.setHeader('X-Request-Id', req.requestId);
     next();

@@ -1,6 +1,5 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Express } from 'express';
 import type { Logger } from '@modelgate/logger';
 import { answerClientError } from './early-answers';
 import { describeError } from './errors';
@@ -27,13 +26,16 @@ export interface RunServiceOptions {
 /**
  * Listens with keep-alive settings for our proxies, and answers what Node's parser refuses
  * (oversized URL or headers, malformed requests) in the caller's dialect instead of an empty body.
+ * `listener` is an Express app or any other request listener.
  */
-export function listen(app: Express, port: number, host: string, keepAliveTimeoutMs = 65_000): Promise<Server> {
+export function listen(listener: RequestListener, port: number, host: string, keepAliveTimeoutMs = 65_000): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
+    const server = createServer(listener);
     server.keepAliveTimeout = keepAliveTimeoutMs;
     server.headersTimeout = keepAliveTimeoutMs + 1000;
     server.on('clientError', answerClientError);
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(server));
   });
 }
 
@@ -53,9 +55,9 @@ export function closeServer(server: Server): Promise<void> {
  * connections still open (and exiting 5 s later if a dependency still has not closed); SIGKILL is the
  * way to stop at once.
  */
-export async function runService(app: Express, options: RunServiceOptions): Promise<Server> {
+export async function runService(listener: RequestListener, options: RunServiceOptions): Promise<Server> {
   const { logger, name } = options;
-  const server = await listen(app, options.port, options.host, options.keepAliveTimeoutMs);
+  const server = await listen(listener, options.port, options.host, options.keepAliveTimeoutMs);
   const address = server.address() as AddressInfo;
   logger.info({ port: address.port }, `${name} listening`);
 

@@ -1,8 +1,7 @@
 import { decodeParam, type DirectRoute } from '../../direct-routes';
 import { authContextOf, authenticate } from '../../features/keys/authenticate';
-import type { KeyCache } from '../../features/keys/key-cache';
 import { jsonBytes, rawBody } from '../../features/relay/body';
-import type { RelayService } from '../../features/relay/service';
+import type { RelayRouteDeps } from '../relay-route';
 import { GeminiCall } from './call';
 import { GEMINI_METHODS, type GeminiMethod, parseGenerateContentRequest, parseTarget } from './request';
 
@@ -33,7 +32,7 @@ function routeLabel(path: string, params: Record<string, string>): string {
  * Gemini native operations (docs/api.md 2.3) under `/v1beta/models/...` and, as the Google GenAI SDK
  * calls them by default, `/v1/models/...`; served directly (see direct-routes).
  */
-export function geminiRoute(keys: KeyCache, relay: RelayService, maxBodyMb: number): DirectRoute {
+export function geminiRoute({ keys, relay, maxBodyMb }: RelayRouteDeps): DirectRoute {
   return {
     method: 'POST',
     label: routeLabel,

@@ -1,5 +1,6 @@
+import type { ServerResponse } from 'node:http';
 import { grpcStatusName } from '@modelgate/errors';
-import type { Response } from 'express';
+import { sendJson } from '@modelgate/http';
 import type { ChannelRecord } from '../channels/channel-cache';
 import type { UpstreamError } from '../../providers/provider';
 
@@ -48,7 +49,7 @@ export class UpstreamHttpError extends Error {
   }
 }
 
-export function sendUpstreamError(res: Response, err: UpstreamHttpError, dialect: 'openai' | 'google', requestId: string): void {
+export function sendUpstreamError(res: ServerResponse, err: UpstreamHttpError, dialect: 'openai' | 'google', requestId: string): void {
   if (res.headersSent) {
     res.end();
     return;
@@ -72,5 +73,5 @@ export function sendUpstreamError(res: Response, err: UpstreamHttpError, dialect
             status: typeof err.error?.status === 'string' ? err.error.status : grpcStatusName(err.status),
           },
         };
-  res.status(err.status).json(body);
+  sendJson(res, err.status, body);
 }
