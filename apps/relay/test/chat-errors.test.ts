@@ -40,9 +40,9 @@ const MAPPED: Record<TranslatedType, Partial<Record<FakeMode, { type: string; co
     error429: { type: 'rate_limit_error', code: 'rate_limit_error' },
   },
   [GEMINI]: {
-    error400: { type: 'invalid_request_error', code: 400 },
-    error401: { type: 'authentication_error', code: 401 },
-    error429: { type: 'rate_limit_error', code: 429 },
+    error400: { type: 'invalid_request_error', code: 'INVALID_ARGUMENT' },
+    error401: { type: 'authentication_error', code: 'UNAUTHENTICATED' },
+    error429: { type: 'rate_limit_error', code: 'RESOURCE_EXHAUSTED' },
   },
 };
 

@@ -20,17 +20,17 @@ describe('Gemini error bodies', () => {
     [504, 'DEADLINE_EXCEEDED', 'server_error'],
   ])('%i %s -> OpenAI type %s, gRPC status kept', (code, status, type) => {
     const body = Buffer.from(JSON.stringify(googleError(code, status, 'Quota exceeded for metric')));
-    expect(geminiProvider.errorOf(body)).toEqual({ message: 'Quota exceeded for metric', status, code, type });
+    expect(geminiProvider.errorOf(body)).toEqual({ message: 'Quota exceeded for metric', status, code: status, type });
   });
 
   it.each<[string, unknown, UpstreamError | undefined]>([
     [
       'an error wrapped in a one-element array',
       [googleError(400, 'INVALID_ARGUMENT', 'bad')],
-      { message: 'bad', status: 'INVALID_ARGUMENT', code: 400, type: 'invalid_request_error' },
+      { message: 'bad', status: 'INVALID_ARGUMENT', code: 'INVALID_ARGUMENT', type: 'invalid_request_error' },
     ],
-    ['a status Google has no OpenAI type for', googleError(409, 'ABORTED', 'retry'), { message: 'retry', status: 'ABORTED', code: 409 }],
-    ['no status: the type follows the HTTP code', { error: { code: 429, message: 'slow down' } }, { message: 'slow down', code: 429, type: 'rate_limit_error' }],
+    ['a status Google has no OpenAI type for', googleError(409, 'ABORTED', 'retry'), { message: 'retry', status: 'ABORTED', code: 'ABORTED' }],
+    ['no status: the type follows the HTTP code', { error: { code: 429, message: 'slow down' } }, { message: 'slow down', code: 'RESOURCE_EXHAUSTED', type: 'rate_limit_error' }],
     ['an error given as text', { error: 'bad key' }, { message: 'bad key' }],
     ['JSON without an error', { candidates: [] }, undefined],
   ])('%s', (_, body, expected) => {

@@ -148,8 +148,15 @@ export class RelayService {
     const reason = provider.disablingReason(status, error);
     if (reason && channel.autoBan) await this.disable(channel, reason, error?.message, trace);
     const relayed = new UpstreamHttpError(status, error, channel);
+    // The channel itself is unusable (key refused, credit gone): says nothing of this request, which
+    // another channel may serve; with none left the client gets this answer (docs/api.md 2.4).
+    if (reason) {
+      // auto_ban off: the channel stays in routing, behind the others for a while.
+      if (!channel.autoBan) this.deps.channels.coolDown(channel.id);
+      return relayed;
+    }
     if (status !== 429 && status < 500) throw relayed;
-    if (!reason) this.deps.channels.coolDown(channel.id);
+    this.deps.channels.coolDown(channel.id);
     return status === 429 ? relayed : new AppError('upstream_error', `the upstream failed on every attempt (last: HTTP ${status})`);
   }
 

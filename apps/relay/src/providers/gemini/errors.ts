@@ -19,7 +19,8 @@ const OPENAI_TYPE_BY_STATUS: Record<string, string> = {
 /**
  * Google's `{"error": {"code", "message", "status"}}` (sometimes inside a one-element array).
  * `status` stays Google's gRPC name (the native Gemini surface relays it); `type` is the OpenAI one,
- * read from the status, or from the HTTP code when the status is missing.
+ * read from the status, or from the HTTP code when the status is missing; `code` is the gRPC name
+ * too (OpenAI clients read codes as strings), Google's number only when no name is known.
  */
 export function errorOf(body: Buffer): UpstreamError | undefined {
   const error = upstreamErrorOf(body);
@@ -31,7 +32,8 @@ export function errorOf(body: Buffer): UpstreamError | undefined {
   const result: UpstreamError = {};
   if (typeof error.message === 'string') result.message = error.message;
   if (status !== undefined) result.status = status;
-  if (code !== undefined) result.code = code;
+  const openAICode = statusName ?? code;
+  if (openAICode !== undefined) result.code = openAICode;
   if (type !== undefined) result.type = type;
   return result;
 }
