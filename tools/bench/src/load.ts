@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
+import type { CpuCost } from './process-stats';
 import { Samples, type Summary, summarize } from './stats';
 
 /** One HTTP request the generator repeats. */
@@ -22,8 +23,8 @@ export interface LoadResult {
   requestsPerSecond: number;
   /** Milliseconds, sub-millisecond resolution. */
   latency: Summary;
-  /** CPU microseconds per request by process, when measured ("relay 310, edge 120, ..."). */
-  cpuPerRequest?: string;
+  /** CPU microseconds per request by process, when measured. */
+  cpuPerRequest?: CpuCost[];
   /** Share of the machine's CPU time given to other guests of the host during the case (%). */
   stealPercent?: number;
 }

@@ -1,9 +1,11 @@
+import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import type { Settings } from './cli';
-import { type LoadResult, type RequestSpec, runLoad } from './load';
+import { type LoadResult, runLoad } from './load';
 import { type WatchedProcess, withCpuCost } from './process-stats';
 import type { TargetName, TargetResult } from './report';
-import { runStreamBurst, runStreams } from './streams';
+import { CALL_KINDS, CALL_LABELS, type Call, type CallKind, callOf, CHAT_CHANNELS } from './requests';
+import { runStreamBurst, runStreams, type StreamResult } from './streams';
 
 export interface Target {
   name: TargetName;
@@ -21,31 +23,25 @@ export class CallCounter {
   }
 }
 
-function completionSpec(origin: string, key: string, settings: Settings, stream: boolean): RequestSpec {
-  return {
-    origin,
-    path: '/v1/completions',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body: JSON.stringify({ model: settings.model, prompt: 'Say hello to the benchmark', max_tokens: settings.chunks, temperature: 0.7, stream }),
-  };
-}
-
-/** One plain call first: the answer must be a completion with usage, or the numbers would mean nothing. */
-async function sanityCheck(spec: RequestSpec, target: TargetName): Promise<void> {
-  const pool = new Pool(spec.origin);
+/** One plain call first: the answer must be a completion or chat answer with usage, or the numbers would mean nothing. */
+async function sanityCheck(call: Call, target: TargetName): Promise<void> {
+  const pool = new Pool(call.origin);
   try {
-    const response = await pool.request({ path: spec.path, method: 'POST', headers: spec.headers, body: spec.body });
+    const response = await pool.request({ path: call.path, method: 'POST', headers: call.headers, body: call.body });
     const text = await response.body.text();
-    const body = JSON.parse(text) as { object?: string; usage?: { completion_tokens?: number } };
-    if (response.statusCode !== 200 || body.object !== 'text_completion' || !body.usage?.completion_tokens) {
-      throw new Error(`${target} answered ${response.statusCode}: ${text.slice(0, 300)}`);
+    if (response.statusCode !== 200 || !call.isAnswer(JSON.parse(text))) {
+      throw new Error(`${target} answered ${call.path} with ${response.statusCode}: ${text.slice(0, 300)}`);
     }
   } finally {
     await pool.close();
   }
 }
 
-/** Every case of one target: warm-up, 1 connection, N connections, then the stream cases. */
+/**
+ * Every case of one target: warm-up, 1 connection, N connections, chat at N connections (next to
+ * the completions it is compared with), the stream cases, then streams at N connections. Each request kind is checked once and warmed up
+ * before its first measurement, so no case pays for another's JIT compilation.
+ */
 export async function measureTarget(
   target: Target,
   key: string,
@@ -54,36 +50,68 @@ export async function measureTarget(
   processes: WatchedProcess[],
   log: (line: string) => void,
 ): Promise<TargetResult> {
-  const spec = completionSpec(target.origin, key, settings, false);
+  const callFor = (kind: CallKind, stream: boolean): Call =>
+    callOf(kind, { origin: target.origin, direct: target.name === 'upstream', key, completionsModel: settings.model, chunks: settings.chunks, stream });
   const counted = <T extends { ok: number }>(result: T): T => {
     counter.add(target, result);
     return result;
   };
-  await sanityCheck(spec, target.name);
-  counted({ ok: 1 });
-  log(`${target.name}: warm-up ${settings.warmupMs / 1000} s`);
-  counted(await runLoad(spec, settings.connections, settings.warmupMs));
+  const seconds = (ms: number) => `${ms / 1000} s`;
+  const load = (call: Call, connections: number): Promise<LoadResult> =>
+    withCpuCost(processes, () => runLoad(call, connections, settings.durationMs));
+  const warmedUp = async (call: Call, label: string): Promise<Call> => {
+    await sanityCheck(call, target.name);
+    counted({ ok: 1 });
+    log(`${target.name}: ${label} warm-up ${seconds(settings.warmupMs)}`);
+    counted(await runLoad(call, settings.connections, settings.warmupMs));
+    return call;
+  };
+  // Slots start spread over one stream's length, so arrivals are even.
+  const spreadMs = settings.chunks * settings.chunkDelayMs;
+  const streamLoad = (call: Call, durationMs: number): Promise<StreamResult> => {
+    const deadline = performance.now() + durationMs;
+    return runStreams(call, { concurrency: settings.connections, spreadMs, expectedChunks: settings.chunks, another: () => performance.now() < deadline });
+  };
+
   const result: TargetResult = { target: target.name };
-  const load = (connections: number): Promise<LoadResult> => withCpuCost(processes, () => runLoad(spec, connections, settings.durationMs));
+  const completions = await warmedUp(callFor('completions', false), CALL_LABELS.completions);
   if (settings.cases.has('single')) {
-    log(`${target.name}: 1 connection, ${settings.durationMs / 1000} s`);
-    result.single = counted(await load(1));
+    log(`${target.name}: 1 connection, ${seconds(settings.durationMs)}`);
+    result.single = counted(await load(completions, 1));
   }
   if (settings.cases.has('concurrent')) {
-    log(`${target.name}: ${settings.connections} connections, ${settings.durationMs / 1000} s`);
-    result.concurrent = counted(await load(settings.connections));
+    log(`${target.name}: ${settings.connections} connections, ${seconds(settings.durationMs)}`);
+    result.concurrent = counted(await load(completions, settings.connections));
+  }
+  if (settings.cases.has('chat')) {
+    const chat: NonNullable<TargetResult['chat']> = {};
+    for (const channel of CHAT_CHANNELS) {
+      const kind = `chat-${channel}` as const;
+      const call = await warmedUp(callFor(kind, false), CALL_LABELS[kind]);
+      log(`${target.name}: ${CALL_LABELS[kind]}, ${settings.connections} connections, ${seconds(settings.durationMs)}`);
+      chat[channel] = counted(await load(call, settings.connections));
+    }
+    result.chat = chat;
   }
   if (settings.cases.has('streams')) {
-    const streamSpec = completionSpec(target.origin, key, settings, true);
+    const streamCall = callFor('completions', true);
     log(`${target.name}: ${settings.streams} streams at once, then ${settings.streams} concurrent streams x ${settings.streamRounds}`);
-    const { opening, burst } = await runStreamBurst(streamSpec, settings.streams, settings.chunks);
+    const { opening, burst } = await runStreamBurst(streamCall, settings.streams, settings.chunks);
     counted(opening);
     result.streamBurst = counted(burst);
-    // Slots start spread over one stream's length, so arrivals are even.
-    const spreadMs = settings.chunks * settings.chunkDelayMs;
-    result.streams = counted(
-      await withCpuCost(processes, () => runStreams(streamSpec, settings.streams, settings.streamRounds, settings.chunks, spreadMs)),
-    );
+    const plan = { concurrency: settings.streams, spreadMs, expectedChunks: settings.chunks, another: (run: number) => run < settings.streamRounds };
+    result.streams = counted(await withCpuCost(processes, () => runStreams(streamCall, plan)));
+  }
+  if (settings.cases.has('chat-streams')) {
+    const streams: NonNullable<TargetResult['streamLoad']> = {};
+    for (const kind of CALL_KINDS) {
+      const call = callFor(kind, true);
+      log(`${target.name}: ${CALL_LABELS[kind]} streams warm-up ${seconds(settings.warmupMs)}`);
+      counted(await streamLoad(call, settings.warmupMs));
+      log(`${target.name}: ${CALL_LABELS[kind]}, ${settings.connections} streaming connections, ${seconds(settings.durationMs)}`);
+      streams[kind] = counted(await withCpuCost(processes, () => streamLoad(call, settings.durationMs)));
+    }
+    result.streamLoad = streams;
   }
   return result;
 }

@@ -61,6 +61,12 @@ function machineTicks(): { total: number; steal: number } {
   return { total: fields.slice(0, 8).reduce((sum, value) => sum + value, 0), steal: fields[7] ?? 0 };
 }
 
+/** CPU microseconds one process spent per successful request of a case. */
+export interface CpuCost {
+  name: string;
+  us: number;
+}
+
 export interface WatchedProcess {
   name: string;
   pid: number;
@@ -80,11 +86,11 @@ function cpuSnapshot(processes: WatchedProcess[]): Map<string, number> {
 
 /**
  * Runs a case and notes, per process, the microseconds of CPU it spent per successful request
- * ("relay 250, edge 100, ..."): where the cores went, which latency alone does not tell. Also notes
+ * (relay 250, edge 100, ...): where the cores went, which latency alone does not tell. Also notes
  * the share of the machine's CPU time the hypervisor gave to other guests meanwhile (steal): on a
  * shared host it varies from 0 to 40% within minutes, and every figure of the case with it.
  */
-export async function withCpuCost<T extends { ok: number; cpuPerRequest?: string; stealPercent?: number }>(
+export async function withCpuCost<T extends { ok: number; cpuPerRequest?: CpuCost[]; stealPercent?: number }>(
   processes: WatchedProcess[],
   run: () => Promise<T>,
 ): Promise<T> {
@@ -98,9 +104,7 @@ export async function withCpuCost<T extends { ok: number; cpuPerRequest?: string
   if (result.ok > 0) {
     result.cpuPerRequest = [...after]
       .map(([name, ms]) => ({ name, us: ((ms - (before.get(name) ?? 0)) * 1000) / result.ok }))
-      .filter((entry) => entry.us >= 1)
-      .map((entry) => `${entry.name} ${entry.us.toFixed(0)}`)
-      .join(', ');
+      .filter((entry) => entry.us >= 1);
   }
   return result;
 }
