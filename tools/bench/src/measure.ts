@@ -2,10 +2,10 @@ import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import type { Settings } from './cli';
 import { type LoadResult, runLoad } from './load';
-import { type WatchedProcess, withCpuCost } from './process-stats';
+import { CpuAccount, type WatchedProcess, withCpuCost } from './process-stats';
 import type { TargetName, TargetResult } from './report';
 import { CALL_KINDS, CALL_LABELS, type Call, type CallKind, callOf, CHAT_CHANNELS } from './requests';
-import { runStreamBurst, runStreams, type StreamResult } from './streams';
+import { runStreamBurst, runStreams, StreamLoad } from './streams';
 
 export interface Target {
   name: TargetName;
@@ -22,6 +22,9 @@ export class CallCounter {
     if (target.billed) this.successful += result.ok;
   }
 }
+
+/** Turns each kind of the chat-streams case takes (its duration split between them). */
+const STREAM_TURNS = 5;
 
 /** One plain call first: the answer must be a completion or chat answer with usage, or the numbers would mean nothing. */
 async function sanityCheck(call: Call, target: TargetName): Promise<void> {
@@ -68,10 +71,11 @@ export async function measureTarget(
   };
   // Slots start spread over one stream's length, so arrivals are even.
   const spreadMs = settings.chunks * settings.chunkDelayMs;
-  const streamLoad = (call: Call, durationMs: number): Promise<StreamResult> => {
-    const deadline = performance.now() + durationMs;
-    return runStreams(call, { concurrency: settings.connections, spreadMs, expectedChunks: settings.chunks, another: () => performance.now() < deadline });
+  const until = (ms: number) => {
+    const deadline = performance.now() + ms;
+    return () => performance.now() < deadline;
   };
+  const streamShape = { concurrency: settings.connections, spreadMs, expectedChunks: settings.chunks };
 
   const result: TargetResult = { target: target.name };
   const completions = await warmedUp(callFor('completions', false), CALL_LABELS.completions);
@@ -99,18 +103,24 @@ export async function measureTarget(
     const { opening, burst } = await runStreamBurst(streamCall, settings.streams, settings.chunks);
     counted(opening);
     result.streamBurst = counted(burst);
-    const plan = { concurrency: settings.streams, spreadMs, expectedChunks: settings.chunks, another: (run: number) => run < settings.streamRounds };
-    result.streams = counted(await withCpuCost(processes, () => runStreams(streamCall, plan)));
+    const shape = { concurrency: settings.streams, spreadMs, expectedChunks: settings.chunks };
+    result.streams = counted(await withCpuCost(processes, () => runStreams(streamCall, shape, (run) => run < settings.streamRounds)));
   }
   if (settings.cases.has('chat-streams')) {
-    const streams: NonNullable<TargetResult['streamLoad']> = {};
-    for (const kind of CALL_KINDS) {
-      const call = callFor(kind, true);
+    const kinds = CALL_KINDS.map((kind) => ({ kind, call: callFor(kind, true), cpu: new CpuAccount(processes) }));
+    for (const { kind, call } of kinds) {
       log(`${target.name}: ${CALL_LABELS[kind]} streams warm-up ${seconds(settings.warmupMs)}`);
-      counted(await streamLoad(call, settings.warmupMs));
-      log(`${target.name}: ${CALL_LABELS[kind]}, ${settings.connections} streaming connections, ${seconds(settings.durationMs)}`);
-      streams[kind] = counted(await withCpuCost(processes, () => streamLoad(call, settings.durationMs)));
+      counted(await runStreams(call, streamShape, until(settings.warmupMs)));
     }
+    // The kinds take turns in slices: a change in the machine's load (other guests, a collection, a
+    // ledger flush) falls on all of them alike instead of on whichever ran at the time.
+    log(`${target.name}: ${kinds.map(({ kind }) => CALL_LABELS[kind]).join(', ')} in turns, ${settings.connections} streaming connections, ${seconds(settings.durationMs)} each`);
+    const loads = kinds.map((entry) => ({ ...entry, load: new StreamLoad(entry.call, streamShape) }));
+    for (let turn = 0; turn < STREAM_TURNS; turn++) {
+      for (const { load, cpu } of loads) await cpu.during(() => load.run(until(settings.durationMs / STREAM_TURNS)));
+    }
+    const streams: NonNullable<TargetResult['streamLoad']> = {};
+    for (const { kind, load, cpu } of loads) streams[kind] = counted(cpu.charge(await load.close()));
     result.streamLoad = streams;
   }
   return result;

@@ -153,7 +153,8 @@ class StreamTally {
   private ok = 0;
   private merged = 0;
   private chunks = 0;
-  private readonly started = performance.now();
+  /** Time spent running streams, for the rate (a tally may collect several separate runs). */
+  activeMs = 0;
 
   async track(stream: Promise<OneStream>): Promise<void> {
     this.streams += 1;
@@ -186,36 +187,60 @@ class StreamTally {
       total: summarize(this.totals.toArray()),
       merged: this.merged,
       chunks: this.chunks,
-      requestsPerSecond: (this.ok / (performance.now() - this.started)) * 1000,
+      requestsPerSecond: (this.ok / this.activeMs) * 1000,
     };
   }
 }
 
 /** How many streams are open at once, how their starts are spread, and what each must deliver. */
-export interface StreamPlan {
+export interface StreamShape {
   concurrency: number;
   /** The slots start spread over this many ms (one stream's length), so arrivals are even. */
   spreadMs: number;
   expectedChunks: number;
-  /** Whether a slot opens another stream, given how many it has run. */
-  another(runInSlot: number): boolean;
 }
 
 /**
  * `concurrency` streams open at all times: each slot starts its next stream when the previous one
  * ends. Each stream's first chunk is timed from its request's start; the gaps between its chunks
  * show whether the gateway passes each event on at once (the upstream spaces them by a fixed delay).
+ * A load can run several times on its open connections (the kinds of a case taking turns), and
+ * `close` gives the outcome of all of them.
  */
-export async function runStreams(call: Call, plan: StreamPlan): Promise<StreamResult> {
-  const pool = streamPool(call, plan.concurrency);
-  const tally = new StreamTally();
-  const slot = async (index: number) => {
-    await new Promise((resolve) => setTimeout(resolve, (index * plan.spreadMs) / plan.concurrency));
-    for (let run = 0; plan.another(run); run++) await tally.track(readStream(pool, call, plan.expectedChunks));
-  };
-  await Promise.all(Array.from({ length: plan.concurrency }, (_, index) => slot(index)));
-  await pool.close();
-  return tally.result();
+export class StreamLoad {
+  private readonly pool: Pool;
+  private readonly tally = new StreamTally();
+
+  constructor(
+    private readonly call: Call,
+    private readonly shape: StreamShape,
+  ) {
+    this.pool = streamPool(call, shape.concurrency);
+  }
+
+  /** Runs until no slot wants `another` stream (given how many it ran in this run). */
+  async run(another: (runInSlot: number) => boolean): Promise<void> {
+    const { concurrency, spreadMs, expectedChunks } = this.shape;
+    const started = performance.now();
+    const slot = async (index: number) => {
+      await new Promise((resolve) => setTimeout(resolve, (index * spreadMs) / concurrency));
+      for (let run = 0; another(run); run++) await this.tally.track(readStream(this.pool, this.call, expectedChunks));
+    };
+    await Promise.all(Array.from({ length: concurrency }, (_, index) => slot(index)));
+    this.tally.activeMs += performance.now() - started;
+  }
+
+  async close(): Promise<StreamResult> {
+    await this.pool.close();
+    return this.tally.result();
+  }
+}
+
+/** One run of a stream load. */
+export async function runStreams(call: Call, shape: StreamShape, another: (runInSlot: number) => boolean): Promise<StreamResult> {
+  const load = new StreamLoad(call, shape);
+  await load.run(another);
+  return load.close();
 }
 
 /**
@@ -229,10 +254,15 @@ export async function runStreamBurst(
 ): Promise<{ opening: StreamResult; burst: StreamResult }> {
   const pool = streamPool(call, count);
   // Opens the connections first, so the burst measures the gateway, not TCP handshakes.
+  const round = async (tally: StreamTally) => {
+    const started = performance.now();
+    await Promise.all(Array.from({ length: count }, () => tally.track(readStream(pool, call, expectedChunks))));
+    tally.activeMs += performance.now() - started;
+  };
   const opening = new StreamTally();
-  await Promise.all(Array.from({ length: count }, () => opening.track(readStream(pool, call, expectedChunks))));
+  await round(opening);
   const burst = new StreamTally();
-  await Promise.all(Array.from({ length: count }, () => burst.track(readStream(pool, call, expectedChunks))));
+  await round(burst);
   await pool.close();
   return { opening: opening.result(), burst: burst.result() };
 }

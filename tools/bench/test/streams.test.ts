@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type FakeUpstream, startFakeUpstream } from '@modelgate/testing/fake-upstream';
 import { type AnswerDialect, CALL_KINDS, callOf } from '../src/requests';
-import { classifyEvent, runStreams, type StreamEventKind } from '../src/streams';
+import { classifyEvent, runStreams, type StreamEventKind, StreamLoad } from '../src/streams';
 
 const data = (payload: unknown) => `data: ${JSON.stringify(payload)}`;
 const anthropic = (type: string, payload: Record<string, unknown>) => `event: ${type}\n${data({ type, ...payload })}`;
@@ -44,8 +44,20 @@ describe('streams from the fake upstream, in each kind the bench sends', () => {
 
   it.each(CALL_KINDS)('%s: every stream complete with every chunk', async (kind) => {
     const call = callOf(kind, { origin: upstream.url, direct: true, key: 'sk-bench', completionsModel: 'gpt-3.5-turbo-instruct', chunks: 3, stream: true });
-    const result = await runStreams(call, { concurrency: 2, spreadMs: 0, expectedChunks: 3, another: (run) => run < 2 });
+    const result = await runStreams(call, { concurrency: 2, spreadMs: 0, expectedChunks: 3 }, (run) => run < 2);
     expect(result).toMatchObject({ streams: 4, ok: 4, errors: 0, chunks: 12 });
+  });
+
+  it('tallies the runs of a load taken in turns as one, rated over their running time only', async () => {
+    const call = callOf('chat-anthropic', { origin: upstream.url, direct: true, key: 'sk-bench', completionsModel: 'unused', chunks: 3, stream: true });
+    const load = new StreamLoad(call, { concurrency: 2, spreadMs: 0, expectedChunks: 3 });
+    await load.run((run) => run < 1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await load.run((run) => run < 2);
+    const result = await load.close();
+    expect(result).toMatchObject({ streams: 6, ok: 6, chunks: 18 });
+    // Six streams of a few milliseconds each: far more than 20 a second unless the pause counted.
+    expect(result.requestsPerSecond).toBeGreaterThan(20);
   });
 });
 
@@ -68,13 +80,13 @@ describe('chunks held back', () => {
 
   it('counts a text chunk that arrived with the previous one as merged', async () => {
     const call = callOf('chat-openai', { origin, direct: false, key: 'sk-bench', completionsModel: 'unused', chunks: 3, stream: true });
-    const result = await runStreams(call, { concurrency: 1, spreadMs: 0, expectedChunks: 3, another: (run) => run < 1 });
+    const result = await runStreams(call, { concurrency: 1, spreadMs: 0, expectedChunks: 3 }, (run) => run < 1);
     expect(result).toMatchObject({ ok: 1, chunks: 3, merged: 1 });
   });
 
   it('fails a stream that delivers fewer chunks than the upstream sent', async () => {
     const call = callOf('chat-openai', { origin, direct: false, key: 'sk-bench', completionsModel: 'unused', chunks: 4, stream: true });
-    const result = await runStreams(call, { concurrency: 1, spreadMs: 0, expectedChunks: 4, another: (run) => run < 1 });
+    const result = await runStreams(call, { concurrency: 1, spreadMs: 0, expectedChunks: 4 }, (run) => run < 1);
     expect(result).toMatchObject({ ok: 0, errors: 1, errorKinds: ['3 of 4 chunks x1'] });
   });
 });
