@@ -5,7 +5,8 @@ import type { ServiceName } from './stack';
 
 export const USAGE = `pnpm bench [options]
   --runs N              consecutive runs (RSS growth check), default 1
-  --duration S          seconds per measured case, default 10
+  --duration S          seconds per measured case, default 10 (the N-connection cases run in 5 turns
+                        each, taking turns with the cases they are compared with)
   --warmup S            seconds of warm-up at N connections per target and request kind, default 3
   --connections N       connections of the concurrent, chat and chat-streams cases, default 50
   --streams N           concurrent streams, default 100

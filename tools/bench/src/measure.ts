@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import type { Settings } from './cli';
-import { type LoadResult, runLoad } from './load';
-import { CpuAccount, type WatchedProcess, withCpuCost } from './process-stats';
+import { type LoadResult, RequestLoad, runLoad } from './load';
+import { CpuAccount, type CpuCost, type WatchedProcess, withCpuCost } from './process-stats';
 import type { TargetName, TargetResult } from './report';
 import { CALL_KINDS, CALL_LABELS, type Call, type CallKind, callOf, CHAT_CHANNELS } from './requests';
 import { runStreamBurst, runStreams, StreamLoad } from './streams';
@@ -23,8 +23,33 @@ export class CallCounter {
   }
 }
 
-/** Turns each kind of the chat-streams case takes (its duration split between them). */
-const STREAM_TURNS = 5;
+/** Turns each case of a group compared with each other takes (its duration split between them). */
+const TURNS = 5;
+
+/** A load that runs several times on its open connections, then tells the outcome of all its runs. */
+interface TurnTaker<R> {
+  run(durationMs: number): Promise<void>;
+  close(): Promise<R>;
+}
+
+/**
+ * Cases compared with each other take turns in slices, `durationMs` each in all: a change in the
+ * machine's load (other guests, a collection, a ledger flush) falls on all of them alike instead of
+ * on whichever ran at the time. Outcomes in the order of the loads, with their CPU per request.
+ */
+async function inTurns<R extends { ok: number; cpuPerRequest?: CpuCost[]; stealPercent?: number }>(
+  loads: TurnTaker<R>[],
+  durationMs: number,
+  processes: WatchedProcess[],
+): Promise<R[]> {
+  const accounted = loads.map((load) => ({ load, cpu: new CpuAccount(processes) }));
+  for (let turn = 0; turn < TURNS; turn++) {
+    for (const { load, cpu } of accounted) await cpu.during(() => load.run(durationMs / TURNS));
+  }
+  const outcomes: R[] = [];
+  for (const { load, cpu } of accounted) outcomes.push(cpu.charge(await load.close()));
+  return outcomes;
+}
 
 /** One plain call first: the answer must be a completion or chat answer with usage, or the numbers would mean nothing. */
 async function sanityCheck(call: Call, target: TargetName): Promise<void> {
@@ -41,8 +66,8 @@ async function sanityCheck(call: Call, target: TargetName): Promise<void> {
 }
 
 /**
- * Every case of one target: warm-up, 1 connection, N connections, chat at N connections (next to
- * the completions it is compared with), the stream cases, then streams at N connections. Each request kind is checked once and warmed up
+ * Every case of one target: warm-up, 1 connection, then completions and chat at N connections in
+ * turns, the stream cases, then completions and chat streams at N connections in turns. Each request kind is checked once and warmed up
  * before its first measurement, so no case pays for another's JIT compilation.
  */
 export async function measureTarget(
@@ -83,19 +108,24 @@ export async function measureTarget(
     log(`${target.name}: 1 connection, ${seconds(settings.durationMs)}`);
     result.single = counted(await load(completions, 1));
   }
-  if (settings.cases.has('concurrent')) {
-    log(`${target.name}: ${settings.connections} connections, ${seconds(settings.durationMs)}`);
-    result.concurrent = counted(await load(completions, settings.connections));
-  }
+  const whole: { kind: CallKind; call: Call; keep(outcome: LoadResult): void }[] = [];
+  if (settings.cases.has('concurrent')) whole.push({ kind: 'completions', call: completions, keep: (outcome) => (result.concurrent = outcome) });
   if (settings.cases.has('chat')) {
     const chat: NonNullable<TargetResult['chat']> = {};
+    result.chat = chat;
     for (const channel of CHAT_CHANNELS) {
       const kind = `chat-${channel}` as const;
-      const call = await warmedUp(callFor(kind, false), CALL_LABELS[kind]);
-      log(`${target.name}: ${CALL_LABELS[kind]}, ${settings.connections} connections, ${seconds(settings.durationMs)}`);
-      chat[channel] = counted(await load(call, settings.connections));
+      whole.push({ kind, call: await warmedUp(callFor(kind, false), CALL_LABELS[kind]), keep: (outcome) => (chat[channel] = outcome) });
     }
-    result.chat = chat;
+  }
+  if (whole.length > 0) {
+    log(`${target.name}: ${whole.map(({ kind }) => CALL_LABELS[kind]).join(', ')} in turns, ${settings.connections} connections, ${seconds(settings.durationMs)} each`);
+    const outcomes = await inTurns(
+      whole.map(({ call }) => new RequestLoad(call, settings.connections)),
+      settings.durationMs,
+      processes,
+    );
+    outcomes.forEach((outcome, index) => whole[index]?.keep(counted(outcome)));
   }
   if (settings.cases.has('streams')) {
     const streamCall = callFor('completions', true);
@@ -107,20 +137,25 @@ export async function measureTarget(
     result.streams = counted(await withCpuCost(processes, () => runStreams(streamCall, shape, (run) => run < settings.streamRounds)));
   }
   if (settings.cases.has('chat-streams')) {
-    const kinds = CALL_KINDS.map((kind) => ({ kind, call: callFor(kind, true), cpu: new CpuAccount(processes) }));
-    for (const { kind, call } of kinds) {
+    const calls = CALL_KINDS.map((kind) => ({ kind, call: callFor(kind, true) }));
+    for (const { kind, call } of calls) {
       log(`${target.name}: ${CALL_LABELS[kind]} streams warm-up ${seconds(settings.warmupMs)}`);
       counted(await runStreams(call, streamShape, until(settings.warmupMs)));
     }
-    // The kinds take turns in slices: a change in the machine's load (other guests, a collection, a
-    // ledger flush) falls on all of them alike instead of on whichever ran at the time.
-    log(`${target.name}: ${kinds.map(({ kind }) => CALL_LABELS[kind]).join(', ')} in turns, ${settings.connections} streaming connections, ${seconds(settings.durationMs)} each`);
-    const loads = kinds.map((entry) => ({ ...entry, load: new StreamLoad(entry.call, streamShape) }));
-    for (let turn = 0; turn < STREAM_TURNS; turn++) {
-      for (const { load, cpu } of loads) await cpu.during(() => load.run(until(settings.durationMs / STREAM_TURNS)));
-    }
+    log(`${target.name}: ${CALL_KINDS.map((kind) => CALL_LABELS[kind]).join(', ')} in turns, ${settings.connections} streaming connections, ${seconds(settings.durationMs)} each`);
+    const outcomes = await inTurns(
+      calls.map(({ call }) => {
+        const streams = new StreamLoad(call, streamShape);
+        return { run: (ms: number) => streams.run(until(ms)), close: () => streams.close() };
+      }),
+      settings.durationMs,
+      processes,
+    );
     const streams: NonNullable<TargetResult['streamLoad']> = {};
-    for (const { kind, load, cpu } of loads) streams[kind] = counted(cpu.charge(await load.close()));
+    outcomes.forEach((outcome, index) => {
+      const kind = calls[index]?.kind;
+      if (kind) streams[kind] = counted(outcome);
+    });
     result.streamLoad = streams;
   }
   return result;
