@@ -5,26 +5,34 @@ import type { ServiceName } from './stack';
 
 export const USAGE = `pnpm bench [options]
   --runs N              consecutive runs (RSS growth check), default 1
-  --duration S          seconds per measured case, default 10
-  --warmup S            seconds of 50-connection warm-up per target, default 3
-  --connections N       connections of the concurrent case, default 50
+  --duration S          seconds per measured case, default 10 (the N-connection cases run in 5 turns
+                        each, taking turns with the cases they are compared with)
+  --warmup S            seconds of warm-up at N connections per target and request kind, default 3
+  --connections N       connections of the concurrent, chat and chat-streams cases, default 50
   --streams N           concurrent streams, default 100
   --stream-rounds N     streams per slot of the concurrent-streams case, default 3
   --chunks N            chunks per streamed answer, default 20
   --chunk-delay-ms N    delay between upstream chunks, default 20
   --targets LIST        subset of upstream,relay,edge (default all)
-  --cases LIST          subset of single,concurrent,streams (default all)
+  --cases LIST          subset of single,concurrent,streams,chat,chat-streams (default all)
   --service-env S:K=V   extra environment for one service (repeatable), e.g. relay:LOG_LEVEL=warn
   --node-arg S:ARG      extra node option for one service (repeatable), e.g. relay:--trace-gc
   --cpu-prof            write CPU profiles of relay and edge and summarise them
   --no-build            use apps/*/dist as they are
   --apps-root DIR       run the bundles of another checkout (built there), e.g. a baseline
-  --model NAME          model of the requests, default gpt-3.5-turbo-instruct
+  --model NAME          model of the completions, default gpt-3.5-turbo-instruct (chat: gpt-4o-mini
+                        on the OpenAI channel, claude-sonnet-4-5 on the Anthropic one)
  A running stack instead of a private one:
   --upstream-url URL --relay-url URL --edge-url URL --key sk-...
   [--database-url URL]  its database, for the ledger checks`;
 
-export type CaseName = 'single' | 'concurrent' | 'streams';
+/**
+ * single / concurrent: completions at 1 and N connections; streams: completion streams (concurrent,
+ * then a burst); chat: chat completions at N connections through the OpenAI and the Anthropic
+ * channel; chat-streams: streams at N connections, completions and chat through both channels.
+ */
+export const CASES = ['single', 'concurrent', 'streams', 'chat', 'chat-streams'] as const;
+export type CaseName = (typeof CASES)[number];
 
 /** What to measure and how. */
 export interface Settings {
@@ -113,7 +121,7 @@ export function parseCommand(argv: string[]): Command {
       chunks: { type: 'string', default: '20' },
       'chunk-delay-ms': { type: 'string', default: '20' },
       targets: { type: 'string', default: TARGETS.join(',') },
-      cases: { type: 'string', default: 'single,concurrent,streams' },
+      cases: { type: 'string', default: CASES.join(',') },
       'service-env': { type: 'string', multiple: true, default: [] },
       'node-arg': { type: 'string', multiple: true, default: [] },
       'cpu-prof': { type: 'boolean', default: false },
@@ -140,7 +148,7 @@ export function parseCommand(argv: string[]): Command {
     chunks: positive('chunks', values.chunks),
     chunkDelayMs,
     targets: listOf('targets', values.targets!, TARGETS),
-    cases: new Set(listOf('cases', values.cases!, ['single', 'concurrent', 'streams'] as const)),
+    cases: new Set(listOf('cases', values.cases!, CASES)),
     model: values.model!,
   };
   if (values['edge-url'] !== undefined) {

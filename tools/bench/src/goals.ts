@@ -1,9 +1,62 @@
 import type { Settings } from './cli';
 import type { Check } from './ledger-check';
-import type { RssReading, RunResult } from './report';
+import type { CpuCost } from './process-stats';
+import { TARGET_LABELS, type RssReading, type RunResult, type TargetResult } from './report';
+import { CALL_LABELS, CHAT_CHANNELS } from './requests';
 import { formatNumber } from './stats';
 
-/** The issue's targets, each met or missed, judged on the last run (RSS growth across runs). */
+/** Issue 12: relay CPU per chat call at most this many times its CPU per completions call. */
+export const CHAT_CPU_LIMIT = 1.15;
+
+const relayCpuOf = (result: { cpuPerRequest?: CpuCost[] } | undefined): number | undefined =>
+  result?.cpuPerRequest?.find((cost) => cost.name === 'relay')?.us;
+
+/**
+ * Issue 12: the relay's CPU per chat call (pass-through and translated), whole answers and streams,
+ * against its CPU per completions call of the same shape; and no chunk of a chat stream held back.
+ * CPU is judged on the relay target (nothing else in front of it), else on the edge target.
+ */
+export function chatGoalChecks(targets: TargetResult[], connections: number): Check[] {
+  const find = (name: TargetResult['target']) => targets.find((t) => t.target === name);
+  const direct = find('upstream');
+  const gateway = find('relay') ?? find('edge');
+  const streamed = find('edge') ?? find('relay');
+  const checks: Check[] = [];
+  const cpuCheck = (what: string, chat: { cpuPerRequest?: CpuCost[]; errors: number } | undefined, baseline: { cpuPerRequest?: CpuCost[] } | undefined) => {
+    const chatUs = relayCpuOf(chat);
+    const baselineUs = relayCpuOf(baseline);
+    if (!gateway || !chat || chatUs === undefined || baselineUs === undefined) return;
+    const ratio = chatUs / baselineUs;
+    checks.push({
+      ok: ratio <= CHAT_CPU_LIMIT && chat.errors === 0,
+      line:
+        `relay CPU per ${what}, ${TARGET_LABELS[gateway.target]}: ${formatNumber(chatUs, 0)} us vs ${formatNumber(baselineUs, 0)} us per completions call, ` +
+        `${formatNumber(ratio)}x (<= ${CHAT_CPU_LIMIT}x), ${chat.errors} errors`,
+    });
+  };
+  for (const channel of CHAT_CHANNELS) {
+    const kind = `chat-${channel}` as const;
+    cpuCheck(`${CALL_LABELS[kind]} call at ${connections} connections`, gateway?.chat?.[channel], gateway?.concurrent);
+    cpuCheck(`${CALL_LABELS[kind]} stream at ${connections} connections`, gateway?.streamLoad?.[kind], gateway?.streamLoad?.completions);
+  }
+  for (const channel of CHAT_CHANNELS) {
+    const kind = `chat-${channel}` as const;
+    const through = streamed?.streamLoad?.[kind];
+    const baseline = direct?.streamLoad?.[kind];
+    if (!streamed || !through || !baseline || through.chunks === 0 || baseline.chunks === 0) continue;
+    // The closed loops complete different numbers of streams: merging is compared as a share of chunks.
+    const excess = through.merged / through.chunks - baseline.merged / baseline.chunks;
+    checks.push({
+      ok: excess <= 0.01 && through.errors === 0,
+      line:
+        `${TARGET_LABELS[streamed.target]}, ${CALL_LABELS[kind]} streams: ${through.merged}/${through.chunks} chunks merged with the previous one ` +
+        `vs ${baseline.merged}/${baseline.chunks} direct (no chunk held back: <= 1 point more), ${through.errors} errors in ${through.streams}`,
+    });
+  }
+  return checks;
+}
+
+/** The issues' targets, each met or missed, judged on the last run (RSS growth across runs). */
 export function goalChecks(runs: RunResult[], settings: Settings): Check[] {
   const last = runs.at(-1);
   if (!last) return [];
@@ -38,6 +91,7 @@ export function goalChecks(runs: RunResult[], settings: Settings): Check[] {
     const burst = edge.streamBurst.firstByte.p50 - direct.streamBurst.firstByte.p50;
     checks.push({ ok: burst <= 3, line: `edge, ${settings.streams} streams requested at once: first byte +${formatNumber(burst)} ms at the median (<= 3)` });
   }
+  checks.push(...chatGoalChecks(last.targets, settings.connections));
   const services = last.rss.filter((r): r is RssReading & { mb: number } => r.name !== 'fake upstream' && r.mb !== undefined);
   if (services.length > 0) {
     const largest = services.reduce((a, b) => (b.mb > a.mb ? b : a));

@@ -1,9 +1,11 @@
+import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import type { Settings } from './cli';
-import { type LoadResult, type RequestSpec, runLoad } from './load';
-import { type WatchedProcess, withCpuCost } from './process-stats';
+import { type LoadResult, RequestLoad, runLoad } from './load';
+import { CpuAccount, type CpuCost, type WatchedProcess, withCpuCost } from './process-stats';
 import type { TargetName, TargetResult } from './report';
-import { runStreamBurst, runStreams } from './streams';
+import { CALL_KINDS, CALL_LABELS, type Call, type CallKind, callOf, CHAT_CHANNELS } from './requests';
+import { runStreamBurst, runStreams, StreamLoad } from './streams';
 
 export interface Target {
   name: TargetName;
@@ -21,31 +23,53 @@ export class CallCounter {
   }
 }
 
-function completionSpec(origin: string, key: string, settings: Settings, stream: boolean): RequestSpec {
-  return {
-    origin,
-    path: '/v1/completions',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body: JSON.stringify({ model: settings.model, prompt: 'Say hello to the benchmark', max_tokens: settings.chunks, temperature: 0.7, stream }),
-  };
+/** Turns each case of a group compared with each other takes (its duration split between them). */
+const TURNS = 5;
+
+/** A load that runs several times on its open connections, then tells the outcome of all its runs. */
+interface TurnTaker<R> {
+  run(durationMs: number): Promise<void>;
+  close(): Promise<R>;
 }
 
-/** One plain call first: the answer must be a completion with usage, or the numbers would mean nothing. */
-async function sanityCheck(spec: RequestSpec, target: TargetName): Promise<void> {
-  const pool = new Pool(spec.origin);
+/**
+ * Cases compared with each other take turns in slices, `durationMs` each in all: a change in the
+ * machine's load (other guests, a collection, a ledger flush) falls on all of them alike instead of
+ * on whichever ran at the time. Outcomes in the order of the loads, with their CPU per request.
+ */
+async function inTurns<R extends { ok: number; cpuPerRequest?: CpuCost[]; stealPercent?: number }>(
+  loads: TurnTaker<R>[],
+  durationMs: number,
+  processes: WatchedProcess[],
+): Promise<R[]> {
+  const accounted = loads.map((load) => ({ load, cpu: new CpuAccount(processes) }));
+  for (let turn = 0; turn < TURNS; turn++) {
+    for (const { load, cpu } of accounted) await cpu.during(() => load.run(durationMs / TURNS));
+  }
+  const outcomes: R[] = [];
+  for (const { load, cpu } of accounted) outcomes.push(cpu.charge(await load.close()));
+  return outcomes;
+}
+
+/** One plain call first: the answer must be a completion or chat answer with usage, or the numbers would mean nothing. */
+async function sanityCheck(call: Call, target: TargetName): Promise<void> {
+  const pool = new Pool(call.origin);
   try {
-    const response = await pool.request({ path: spec.path, method: 'POST', headers: spec.headers, body: spec.body });
+    const response = await pool.request({ path: call.path, method: 'POST', headers: call.headers, body: call.body });
     const text = await response.body.text();
-    const body = JSON.parse(text) as { object?: string; usage?: { completion_tokens?: number } };
-    if (response.statusCode !== 200 || body.object !== 'text_completion' || !body.usage?.completion_tokens) {
-      throw new Error(`${target} answered ${response.statusCode}: ${text.slice(0, 300)}`);
+    if (response.statusCode !== 200 || !call.isAnswer(JSON.parse(text))) {
+      throw new Error(`${target} answered ${call.path} with ${response.statusCode}: ${text.slice(0, 300)}`);
     }
   } finally {
     await pool.close();
   }
 }
 
-/** Every case of one target: warm-up, 1 connection, N connections, then the stream cases. */
+/**
+ * Every case of one target: warm-up, 1 connection, then completions and chat at N connections in
+ * turns, the stream cases, then completions and chat streams at N connections in turns. Each request kind is checked once and warmed up
+ * before its first measurement, so no case pays for another's JIT compilation.
+ */
 export async function measureTarget(
   target: Target,
   key: string,
@@ -54,36 +78,85 @@ export async function measureTarget(
   processes: WatchedProcess[],
   log: (line: string) => void,
 ): Promise<TargetResult> {
-  const spec = completionSpec(target.origin, key, settings, false);
+  const callFor = (kind: CallKind, stream: boolean): Call =>
+    callOf(kind, { origin: target.origin, direct: target.name === 'upstream', key, completionsModel: settings.model, chunks: settings.chunks, stream });
   const counted = <T extends { ok: number }>(result: T): T => {
     counter.add(target, result);
     return result;
   };
-  await sanityCheck(spec, target.name);
-  counted({ ok: 1 });
-  log(`${target.name}: warm-up ${settings.warmupMs / 1000} s`);
-  counted(await runLoad(spec, settings.connections, settings.warmupMs));
+  const seconds = (ms: number) => `${ms / 1000} s`;
+  const load = (call: Call, connections: number): Promise<LoadResult> =>
+    withCpuCost(processes, () => runLoad(call, connections, settings.durationMs));
+  const warmedUp = async (call: Call, label: string): Promise<Call> => {
+    await sanityCheck(call, target.name);
+    counted({ ok: 1 });
+    log(`${target.name}: ${label} warm-up ${seconds(settings.warmupMs)}`);
+    counted(await runLoad(call, settings.connections, settings.warmupMs));
+    return call;
+  };
+  // Slots start spread over one stream's length, so arrivals are even.
+  const spreadMs = settings.chunks * settings.chunkDelayMs;
+  const until = (ms: number) => {
+    const deadline = performance.now() + ms;
+    return () => performance.now() < deadline;
+  };
+  const streamShape = { concurrency: settings.connections, spreadMs, expectedChunks: settings.chunks };
+
   const result: TargetResult = { target: target.name };
-  const load = (connections: number): Promise<LoadResult> => withCpuCost(processes, () => runLoad(spec, connections, settings.durationMs));
+  const completions = await warmedUp(callFor('completions', false), CALL_LABELS.completions);
   if (settings.cases.has('single')) {
-    log(`${target.name}: 1 connection, ${settings.durationMs / 1000} s`);
-    result.single = counted(await load(1));
+    log(`${target.name}: 1 connection, ${seconds(settings.durationMs)}`);
+    result.single = counted(await load(completions, 1));
   }
-  if (settings.cases.has('concurrent')) {
-    log(`${target.name}: ${settings.connections} connections, ${settings.durationMs / 1000} s`);
-    result.concurrent = counted(await load(settings.connections));
+  const whole: { kind: CallKind; call: Call; keep(outcome: LoadResult): void }[] = [];
+  if (settings.cases.has('concurrent')) whole.push({ kind: 'completions', call: completions, keep: (outcome) => (result.concurrent = outcome) });
+  if (settings.cases.has('chat')) {
+    const chat: NonNullable<TargetResult['chat']> = {};
+    result.chat = chat;
+    for (const channel of CHAT_CHANNELS) {
+      const kind = `chat-${channel}` as const;
+      whole.push({ kind, call: await warmedUp(callFor(kind, false), CALL_LABELS[kind]), keep: (outcome) => (chat[channel] = outcome) });
+    }
+  }
+  if (whole.length > 0) {
+    log(`${target.name}: ${whole.map(({ kind }) => CALL_LABELS[kind]).join(', ')} in turns, ${settings.connections} connections, ${seconds(settings.durationMs)} each`);
+    const outcomes = await inTurns(
+      whole.map(({ call }) => new RequestLoad(call, settings.connections)),
+      settings.durationMs,
+      processes,
+    );
+    outcomes.forEach((outcome, index) => whole[index]?.keep(counted(outcome)));
   }
   if (settings.cases.has('streams')) {
-    const streamSpec = completionSpec(target.origin, key, settings, true);
+    const streamCall = callFor('completions', true);
     log(`${target.name}: ${settings.streams} streams at once, then ${settings.streams} concurrent streams x ${settings.streamRounds}`);
-    const { opening, burst } = await runStreamBurst(streamSpec, settings.streams, settings.chunks);
+    const { opening, burst } = await runStreamBurst(streamCall, settings.streams, settings.chunks);
     counted(opening);
     result.streamBurst = counted(burst);
-    // Slots start spread over one stream's length, so arrivals are even.
-    const spreadMs = settings.chunks * settings.chunkDelayMs;
-    result.streams = counted(
-      await withCpuCost(processes, () => runStreams(streamSpec, settings.streams, settings.streamRounds, settings.chunks, spreadMs)),
+    const shape = { concurrency: settings.streams, spreadMs, expectedChunks: settings.chunks };
+    result.streams = counted(await withCpuCost(processes, () => runStreams(streamCall, shape, (run) => run < settings.streamRounds)));
+  }
+  if (settings.cases.has('chat-streams')) {
+    const calls = CALL_KINDS.map((kind) => ({ kind, call: callFor(kind, true) }));
+    for (const { kind, call } of calls) {
+      log(`${target.name}: ${CALL_LABELS[kind]} streams warm-up ${seconds(settings.warmupMs)}`);
+      counted(await runStreams(call, streamShape, until(settings.warmupMs)));
+    }
+    log(`${target.name}: ${CALL_KINDS.map((kind) => CALL_LABELS[kind]).join(', ')} in turns, ${settings.connections} streaming connections, ${seconds(settings.durationMs)} each`);
+    const outcomes = await inTurns(
+      calls.map(({ call }) => {
+        const streams = new StreamLoad(call, streamShape);
+        return { run: (ms: number) => streams.run(until(ms)), close: () => streams.close() };
+      }),
+      settings.durationMs,
+      processes,
     );
+    const streams: NonNullable<TargetResult['streamLoad']> = {};
+    outcomes.forEach((outcome, index) => {
+      const kind = calls[index]?.kind;
+      if (kind) streams[kind] = counted(outcome);
+    });
+    result.streamLoad = streams;
   }
   return result;
 }

@@ -61,6 +61,12 @@ function machineTicks(): { total: number; steal: number } {
   return { total: fields.slice(0, 8).reduce((sum, value) => sum + value, 0), steal: fields[7] ?? 0 };
 }
 
+/** CPU microseconds one process spent per successful request of a case. */
+export interface CpuCost {
+  name: string;
+  us: number;
+}
+
 export interface WatchedProcess {
   name: string;
   pid: number;
@@ -79,30 +85,51 @@ function cpuSnapshot(processes: WatchedProcess[]): Map<string, number> {
 }
 
 /**
- * Runs a case and notes, per process, the microseconds of CPU it spent per successful request
- * ("relay 250, edge 100, ..."): where the cores went, which latency alone does not tell. Also notes
- * the share of the machine's CPU time the hypervisor gave to other guests meanwhile (steal): on a
- * shared host it varies from 0 to 40% within minutes, and every figure of the case with it.
+ * The CPU each process spends during the runs of one case (one run, or slices of it taken in turns
+ * with other cases), and the share of the machine's CPU time the hypervisor gave to other guests
+ * meanwhile (steal): on a shared host it varies from 0 to 40% within minutes, and every figure with it.
  */
-export async function withCpuCost<T extends { ok: number; cpuPerRequest?: string; stealPercent?: number }>(
+export class CpuAccount {
+  private readonly spentMs = new Map<string, number>();
+  private ticks = 0;
+  private stealTicks = 0;
+
+  constructor(private readonly processes: WatchedProcess[]) {}
+
+  async during<T>(run: () => Promise<T>): Promise<T> {
+    const before = cpuSnapshot(this.processes);
+    const machineBefore = machineTicks();
+    const result = await run();
+    const after = cpuSnapshot(this.processes);
+    const machineAfter = machineTicks();
+    for (const [name, ms] of after) this.spentMs.set(name, (this.spentMs.get(name) ?? 0) + ms - (before.get(name) ?? 0));
+    this.ticks += machineAfter.total - machineBefore.total;
+    this.stealTicks += machineAfter.steal - machineBefore.steal;
+    return result;
+  }
+
+  /**
+   * Notes on a result, per process, the microseconds of CPU spent per successful request (relay 250,
+   * edge 100, ...): where the cores went, which latency alone does not tell.
+   */
+  charge<T extends { ok: number; cpuPerRequest?: CpuCost[]; stealPercent?: number }>(result: T): T {
+    if (this.ticks > 0) result.stealPercent = (100 * this.stealTicks) / this.ticks;
+    if (result.ok > 0) {
+      result.cpuPerRequest = [...this.spentMs]
+        .map(([name, ms]) => ({ name, us: (ms * 1000) / result.ok }))
+        .filter((entry) => entry.us >= 1);
+    }
+    return result;
+  }
+}
+
+/** Runs a case and notes its CPU cost per request by process (see `CpuAccount`). */
+export async function withCpuCost<T extends { ok: number; cpuPerRequest?: CpuCost[]; stealPercent?: number }>(
   processes: WatchedProcess[],
   run: () => Promise<T>,
 ): Promise<T> {
-  const before = cpuSnapshot(processes);
-  const machineBefore = machineTicks();
-  const result = await run();
-  const after = cpuSnapshot(processes);
-  const machineAfter = machineTicks();
-  const ticks = machineAfter.total - machineBefore.total;
-  if (ticks > 0) result.stealPercent = (100 * (machineAfter.steal - machineBefore.steal)) / ticks;
-  if (result.ok > 0) {
-    result.cpuPerRequest = [...after]
-      .map(([name, ms]) => ({ name, us: ((ms - (before.get(name) ?? 0)) * 1000) / result.ok }))
-      .filter((entry) => entry.us >= 1)
-      .map((entry) => `${entry.name} ${entry.us.toFixed(0)}`)
-      .join(', ');
-  }
-  return result;
+  const account = new CpuAccount(processes);
+  return account.charge(await account.during(run));
 }
 
 /** RSS of each process and of its workers, if any. */

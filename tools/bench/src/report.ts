@@ -1,4 +1,6 @@
 import type { LoadResult } from './load';
+import type { CpuCost } from './process-stats';
+import { CALL_KINDS, CALL_LABELS, type CallKind, CHAT_CHANNELS, type ChatChannel } from './requests';
 import { formatDelta, formatNumber } from './stats';
 import type { StreamResult } from './streams';
 
@@ -19,6 +21,10 @@ export interface TargetResult {
   streams?: StreamResult;
   /** The same number of streams requested at one instant. */
   streamBurst?: StreamResult;
+  /** Chat completions at N connections, by channel. */
+  chat?: Partial<Record<ChatChannel, LoadResult>>;
+  /** Streams at N connections (closed loop: each connection opens the next when one ends), by kind. */
+  streamLoad?: Partial<Record<CallKind, StreamResult>>;
 }
 
 export interface RssReading {
@@ -43,11 +49,13 @@ function errorsCell(errors: number, kinds: string[]): string {
   return errors === 0 ? '0' : `${errors} (${kinds.join(', ')})`;
 }
 
-/** Steal during the case, then the CPU per request or stream of each process. */
-function costNote(result: { cpuPerRequest?: string; stealPercent?: number }, unit: string): string {
+/** Steal during the case, then the CPU per request or stream of each process ("relay 250, edge 100"). */
+function costNote(result: { cpuPerRequest?: CpuCost[]; stealPercent?: number }, unit: string): string {
   const notes: string[] = [];
   if (result.stealPercent !== undefined) notes.push(`steal ${result.stealPercent.toFixed(0)}%`);
-  if (result.cpuPerRequest) notes.push(`CPU us/${unit}: ${result.cpuPerRequest}`);
+  if (result.cpuPerRequest && result.cpuPerRequest.length > 0) {
+    notes.push(`CPU us/${unit}: ${result.cpuPerRequest.map((cost) => `${cost.name} ${cost.us.toFixed(0)}`).join(', ')}`);
+  }
   return notes.join('; ');
 }
 
@@ -67,7 +75,15 @@ function loadRow(run: number, label: string, target: TargetName, result: LoadRes
   ];
 }
 
-function streamRow(run: number, label: string, target: TargetName, result: StreamResult, direct: StreamResult | undefined): string[] {
+/** A stream case; `withRate` for the closed-loop ones, whose streams per second mean something. */
+function streamRow(
+  run: number,
+  label: string,
+  target: TargetName,
+  result: StreamResult,
+  direct: StreamResult | undefined,
+  withRate = false,
+): string[] {
   const isDirect = target === 'upstream' || direct === undefined;
   const gap = `chunk gap p50 ${formatNumber(result.gap.p50)} / p99 ${formatNumber(result.gap.p99)} ms`;
   const addedGap = isDirect ? '' : ` (${formatDelta(result.gap.p50 - direct.gap.p50)} / ${formatDelta(result.gap.p99 - direct.gap.p99)})`;
@@ -75,7 +91,7 @@ function streamRow(run: number, label: string, target: TargetName, result: Strea
     String(run),
     label,
     TARGET_LABELS[target],
-    '',
+    withRate ? formatNumber(result.requestsPerSecond, 0) : '',
     formatNumber(result.firstByte.p50),
     formatNumber(result.firstByte.p99),
     isDirect ? '' : formatDelta(result.firstByte.p50 - direct.firstByte.p50),
@@ -99,6 +115,13 @@ export function renderTable(runs: RunResult[], options: TableOptions): string {
     for (const t of run.targets) {
       if (t.concurrent) rows.push(loadRow(run.run, `${options.connections} connections`, t.target, t.concurrent, direct?.concurrent));
     }
+    for (const channel of CHAT_CHANNELS) {
+      const label = `${options.connections} connections, ${CALL_LABELS[`chat-${channel}`]}`;
+      for (const t of run.targets) {
+        const result = t.chat?.[channel];
+        if (result) rows.push(loadRow(run.run, label, t.target, result, direct?.chat?.[channel]));
+      }
+    }
     for (const t of run.targets) {
       if (t.streams) {
         const label = `${options.streams} concurrent streams x ${options.chunks} chunks (${options.chunkDelayMs} ms apart): first byte`;
@@ -109,6 +132,13 @@ export function renderTable(runs: RunResult[], options: TableOptions): string {
       if (t.streamBurst) {
         const label = `${options.streams} streams requested at once: first byte`;
         rows.push(streamRow(run.run, label, t.target, t.streamBurst, direct?.streamBurst));
+      }
+    }
+    for (const kind of CALL_KINDS) {
+      const label = `${options.connections} streaming connections, ${CALL_LABELS[kind]}: first byte`;
+      for (const t of run.targets) {
+        const result = t.streamLoad?.[kind];
+        if (result) rows.push(streamRow(run.run, label, t.target, result, direct?.streamLoad?.[kind], true));
       }
     }
     const rss = run.rss.map((r) => `${r.name} ${formatNumber(r.mb, 1)} MB`).join(', ');

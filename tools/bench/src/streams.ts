@@ -1,11 +1,15 @@
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
-import type { RequestSpec } from './load';
+import type { CpuCost } from './process-stats';
+import type { AnswerDialect, Call } from './requests';
 import { Samples, type Summary, summarize } from './stats';
 
 export interface StreamResult {
   streams: number;
-  /** Streams that ended with `data: [DONE]`, every expected chunk received and no error event. */
+  /**
+   * Streams that ended normally (`data: [DONE]`, Anthropic's `message_stop`), every expected chunk
+   * received and no error event.
+   */
   ok: number;
   errors: number;
   errorKinds: string[];
@@ -13,7 +17,7 @@ export interface StreamResult {
   firstByte: Summary;
   /** Between consecutive text chunks of one stream, ms. */
   gap: Summary;
-  /** Request start to `[DONE]`, ms. */
+  /** Request start to the end event, ms. */
   total: Summary;
   /**
    * Text chunks that reached the client in the same read as the previous one: a relay that holds a
@@ -21,13 +25,55 @@ export interface StreamResult {
    */
   merged: number;
   chunks: number;
+  /** Complete streams per second of the run. */
+  requestsPerSecond: number;
   /** CPU microseconds per stream by process, when measured. */
-  cpuPerRequest?: string;
+  cpuPerRequest?: CpuCost[];
   /** Share of the machine's CPU time given to other guests of the host during the case (%). */
   stealPercent?: number;
 }
 
 const STREAM_TIMEOUT_MS = 60_000;
+
+/** What one SSE event (framing included, without the blank line after it) is to the reader. */
+export type StreamEventKind = 'text' | 'end' | 'other';
+
+function eventData(event: string): string {
+  for (const line of event.split('\n')) if (line.startsWith('data: ')) return line.slice(6);
+  return '';
+}
+
+function parsed(data: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch {
+    throw new Error('malformed event');
+  }
+  if (value === null || typeof value !== 'object') throw new Error('malformed event');
+  return value as Record<string, unknown>;
+}
+
+const nonEmpty = (value: unknown): boolean => typeof value === 'string' && value.length > 0;
+
+/**
+ * A text chunk (completions `text`, chat `delta.content`, Anthropic `text_delta`), the stream's
+ * end (`[DONE]`, `message_stop`), or anything else; throws on an error event or one that is not JSON.
+ */
+export function classifyEvent(dialect: AnswerDialect, event: string): StreamEventKind {
+  const data = eventData(event);
+  if (dialect === 'openai') {
+    if (data === '[DONE]') return 'end';
+    const chunk = parsed(data) as { error?: unknown; choices?: { text?: unknown; delta?: { content?: unknown } }[] };
+    if (chunk.error) throw new Error('error event');
+    const texts = chunk.choices?.some((choice) => nonEmpty(choice.text) || nonEmpty(choice.delta?.content));
+    return texts ? 'text' : 'other';
+  }
+  const payload = parsed(data) as { type?: unknown; delta?: { type?: unknown; text?: unknown } };
+  if (payload.type === 'error') throw new Error('error event');
+  if (payload.type === 'message_stop') return 'end';
+  return payload.type === 'content_block_delta' && payload.delta?.type === 'text_delta' && nonEmpty(payload.delta.text) ? 'text' : 'other';
+}
 
 interface OneStream {
   firstByteMs: number;
@@ -37,10 +83,10 @@ interface OneStream {
 }
 
 /** Reads one SSE answer, timing each text chunk as the client sees it. */
-function readStream(pool: Pool, spec: RequestSpec, expectedChunks: number): Promise<OneStream> {
+function readStream(pool: Pool, call: Call, expectedChunks: number): Promise<OneStream> {
   const sent = performance.now();
   return new Promise<OneStream>((resolve, reject) => {
-    pool.request({ path: spec.path, method: 'POST', headers: spec.headers, body: spec.body }).then((response) => {
+    pool.request({ path: call.path, method: 'POST', headers: call.headers, body: call.body }).then((response) => {
       if (response.statusCode !== 200) {
         response.body.resume();
         reject(new Error(`HTTP ${response.statusCode}`));
@@ -60,24 +106,17 @@ function readStream(pool: Pool, spec: RequestSpec, expectedChunks: number): Prom
           const event = buffer.slice(0, separator);
           buffer = buffer.slice(separator + 2);
           separator = buffer.indexOf('\n\n');
-          const data = event.startsWith('data: ') ? event.slice(6) : '';
-          if (data === '[DONE]') {
+          let kind: StreamEventKind;
+          try {
+            kind = classifyEvent(call.dialect, event);
+          } catch (err) {
+            response.body.destroy(err as Error);
+            return;
+          }
+          if (kind === 'end') {
             done = true;
             result.totalMs = now - sent;
-            continue;
-          }
-          let chunk: { error?: unknown; choices?: { text?: string }[] };
-          try {
-            chunk = JSON.parse(data) as typeof chunk;
-          } catch {
-            response.body.destroy(new Error('malformed event'));
-            return;
-          }
-          if (chunk.error) {
-            response.body.destroy(new Error('error event'));
-            return;
-          }
-          if (chunk.choices?.some((choice) => typeof choice.text === 'string' && choice.text.length > 0)) {
+          } else if (kind === 'text') {
             textChunksInRead += 1;
             result.chunkTimes.push(now);
           }
@@ -86,7 +125,7 @@ function readStream(pool: Pool, spec: RequestSpec, expectedChunks: number): Prom
       });
       response.body.on('error', reject);
       response.body.on('end', () => {
-        if (!done) reject(new Error('no [DONE]'));
+        if (!done) reject(new Error('no end event'));
         else if (result.chunkTimes.length !== expectedChunks) reject(new Error(`${result.chunkTimes.length} of ${expectedChunks} chunks`));
         else resolve(result);
       });
@@ -94,8 +133,8 @@ function readStream(pool: Pool, spec: RequestSpec, expectedChunks: number): Prom
   });
 }
 
-function streamPool(spec: RequestSpec, connections: number): Pool {
-  return new Pool(spec.origin, {
+function streamPool(call: Call, connections: number): Pool {
+  return new Pool(call.origin, {
     connections,
     pipelining: 1,
     keepAliveTimeout: 60_000,
@@ -110,13 +149,15 @@ class StreamTally {
   private readonly gaps = new Samples();
   private readonly totals = new Samples();
   private readonly errorCounts = new Map<string, number>();
-  private started = 0;
+  private streams = 0;
   private ok = 0;
   private merged = 0;
   private chunks = 0;
+  /** Time spent running streams, for the rate (a tally may collect several separate runs). */
+  activeMs = 0;
 
   async track(stream: Promise<OneStream>): Promise<void> {
-    this.started += 1;
+    this.streams += 1;
     try {
       const result = await stream;
       this.ok += 1;
@@ -137,41 +178,69 @@ class StreamTally {
 
   result(): StreamResult {
     return {
-      streams: this.started,
+      streams: this.streams,
       ok: this.ok,
-      errors: this.started - this.ok,
+      errors: this.streams - this.ok,
       errorKinds: [...this.errorCounts].map(([kind, count]) => `${kind} x${count}`),
       firstByte: summarize(this.firstByte.toArray()),
       gap: summarize(this.gaps.toArray()),
       total: summarize(this.totals.toArray()),
       merged: this.merged,
       chunks: this.chunks,
+      requestsPerSecond: (this.ok / this.activeMs) * 1000,
     };
   }
 }
 
+/** How many streams are open at once, how their starts are spread, and what each must deliver. */
+export interface StreamShape {
+  concurrency: number;
+  /** The slots start spread over this many ms (one stream's length), so arrivals are even. */
+  spreadMs: number;
+  expectedChunks: number;
+}
+
 /**
  * `concurrency` streams open at all times: each slot starts its next stream when the previous one
- * ends, and the slots start spread over `spreadMs` (one stream's length), so arrivals are even. Each
- * stream's first chunk is timed from its request's start; the gaps between its chunks show whether
- * the gateway passes each event on at once (the upstream spaces them by a fixed delay).
+ * ends. Each stream's first chunk is timed from its request's start; the gaps between its chunks
+ * show whether the gateway passes each event on at once (the upstream spaces them by a fixed delay).
+ * A load can run several times on its open connections (the kinds of a case taking turns), and
+ * `close` gives the outcome of all of them.
  */
-export async function runStreams(
-  spec: RequestSpec,
-  concurrency: number,
-  streamsPerSlot: number,
-  expectedChunks: number,
-  spreadMs: number,
-): Promise<StreamResult> {
-  const pool = streamPool(spec, concurrency);
-  const tally = new StreamTally();
-  const slot = async (index: number) => {
-    await new Promise((resolve) => setTimeout(resolve, (index * spreadMs) / concurrency));
-    for (let i = 0; i < streamsPerSlot; i++) await tally.track(readStream(pool, spec, expectedChunks));
-  };
-  await Promise.all(Array.from({ length: concurrency }, (_, index) => slot(index)));
-  await pool.close();
-  return tally.result();
+export class StreamLoad {
+  private readonly pool: Pool;
+  private readonly tally = new StreamTally();
+
+  constructor(
+    private readonly call: Call,
+    private readonly shape: StreamShape,
+  ) {
+    this.pool = streamPool(call, shape.concurrency);
+  }
+
+  /** Runs until no slot wants `another` stream (given how many it ran in this run). */
+  async run(another: (runInSlot: number) => boolean): Promise<void> {
+    const { concurrency, spreadMs, expectedChunks } = this.shape;
+    const started = performance.now();
+    const slot = async (index: number) => {
+      await new Promise((resolve) => setTimeout(resolve, (index * spreadMs) / concurrency));
+      for (let run = 0; another(run); run++) await this.tally.track(readStream(this.pool, this.call, expectedChunks));
+    };
+    await Promise.all(Array.from({ length: concurrency }, (_, index) => slot(index)));
+    this.tally.activeMs += performance.now() - started;
+  }
+
+  async close(): Promise<StreamResult> {
+    await this.pool.close();
+    return this.tally.result();
+  }
+}
+
+/** One run of a stream load. */
+export async function runStreams(call: Call, shape: StreamShape, another: (runInSlot: number) => boolean): Promise<StreamResult> {
+  const load = new StreamLoad(call, shape);
+  await load.run(another);
+  return load.close();
 }
 
 /**
@@ -179,16 +248,21 @@ export async function runStreams(
  * waits. `opening` is the round that opened the connections (real calls too).
  */
 export async function runStreamBurst(
-  spec: RequestSpec,
+  call: Call,
   count: number,
   expectedChunks: number,
 ): Promise<{ opening: StreamResult; burst: StreamResult }> {
-  const pool = streamPool(spec, count);
+  const pool = streamPool(call, count);
   // Opens the connections first, so the burst measures the gateway, not TCP handshakes.
+  const round = async (tally: StreamTally) => {
+    const started = performance.now();
+    await Promise.all(Array.from({ length: count }, () => tally.track(readStream(pool, call, expectedChunks))));
+    tally.activeMs += performance.now() - started;
+  };
   const opening = new StreamTally();
-  await Promise.all(Array.from({ length: count }, () => opening.track(readStream(pool, spec, expectedChunks))));
+  await round(opening);
   const burst = new StreamTally();
-  await Promise.all(Array.from({ length: count }, () => burst.track(readStream(pool, spec, expectedChunks))));
+  await round(burst);
   await pool.close();
   return { opening: opening.result(), burst: burst.result() };
 }

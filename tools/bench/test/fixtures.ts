@@ -1,0 +1,42 @@
+import type { LoadResult } from '../src/load';
+import type { CpuCost } from '../src/process-stats';
+import type { StreamResult } from '../src/streams';
+import { summarize } from '../src/stats';
+
+/** A load case whose every latency is `latencyMs`, with the relay's CPU per request when given. */
+export function loadResult(requestsPerSecond: number, latencyMs: number, relayUs?: number, errors = 0): LoadResult {
+  return {
+    connections: 50,
+    durationMs: 10_000,
+    ok: requestsPerSecond * 10,
+    errors,
+    errorKinds: errors > 0 ? [`HTTP 502 x${errors}`] : [],
+    requestsPerSecond,
+    latency: summarize([latencyMs]),
+    cpuPerRequest: relayUs === undefined ? undefined : cpu(relayUs),
+  };
+}
+
+/** A stream case: first byte `firstByteMs`, `merged` of `chunks` chunks merged, the relay's CPU per stream when given. */
+export function streamResult(firstByteMs: number, merged: number, chunks: number, relayUs?: number, errors = 0): StreamResult {
+  return {
+    streams: chunks / 20 + errors,
+    ok: chunks / 20,
+    errors,
+    errorKinds: [],
+    firstByte: summarize([firstByteMs]),
+    gap: summarize([20]),
+    total: summarize([400]),
+    merged,
+    chunks,
+    requestsPerSecond: 120,
+    cpuPerRequest: relayUs === undefined ? undefined : cpu(relayUs),
+  };
+}
+
+function cpu(relayUs: number): CpuCost[] {
+  return [
+    { name: 'relay', us: relayUs },
+    { name: 'edge', us: 300.4 },
+  ];
+}

@@ -1,0 +1,60 @@
+import { chatGoalChecks } from '../src/goals';
+import type { TargetResult } from '../src/report';
+import { loadResult, streamResult } from './fixtures';
+
+const direct: TargetResult = {
+  target: 'upstream',
+  streamLoad: { 'chat-openai': streamResult(1, 10, 4000), 'chat-anthropic': streamResult(1, 0, 4000) },
+};
+
+function relay(chatUs: { openai: number; anthropic: number }, streamUs: { openai: number; anthropic: number }): TargetResult {
+  return {
+    target: 'relay',
+    concurrent: loadResult(2000, 20, 500),
+    chat: { openai: loadResult(1900, 21, chatUs.openai), anthropic: loadResult(1500, 30, chatUs.anthropic) },
+    streamLoad: {
+      completions: streamResult(5, 0, 4000, 3000),
+      'chat-openai': streamResult(5, 4, 2000, streamUs.openai),
+      'chat-anthropic': streamResult(6, 0, 4000, streamUs.anthropic),
+    },
+  };
+}
+
+const verdicts = (checks: { ok: boolean; line: string }[]) => checks.map((check) => `${check.ok ? 'MET' : 'MISSED'} ${check.line}`);
+
+describe('issue 12 targets', () => {
+  it('holds the relay CPU per chat call, whole and streamed, to 1.15 x a completions call', () => {
+    const lines = verdicts(chatGoalChecks([direct, relay({ openai: 575, anthropic: 580 }, { openai: 3450, anthropic: 3480 })], 50));
+    expect(lines.slice(0, 4)).toEqual([
+      'MET relay CPU per chat (OpenAI channel, pass-through) call at 50 connections, relay (direct): 575 us vs 500 us per completions call, 1.15x (<= 1.15x), 0 errors',
+      'MET relay CPU per chat (OpenAI channel, pass-through) stream at 50 connections, relay (direct): 3450 us vs 3000 us per completions call, 1.15x (<= 1.15x), 0 errors',
+      'MISSED relay CPU per chat (Anthropic channel, translated) call at 50 connections, relay (direct): 580 us vs 500 us per completions call, 1.16x (<= 1.15x), 0 errors',
+      'MISSED relay CPU per chat (Anthropic channel, translated) stream at 50 connections, relay (direct): 3480 us vs 3000 us per completions call, 1.16x (<= 1.15x), 0 errors',
+    ]);
+  });
+
+  it('judges merged chunks as a share of the chunks each side received', () => {
+    const lines = verdicts(chatGoalChecks([direct, relay({ openai: 500, anthropic: 500 }, { openai: 3000, anthropic: 3000 })], 50));
+    // 4 of 2,000 (0.2%) through the relay vs 10 of 4,000 (0.25%) direct: nothing held back.
+    expect(lines.slice(4)).toEqual([
+      'MET relay (direct), chat (OpenAI channel, pass-through) streams: 4/2000 chunks merged with the previous one vs 10/4000 direct (no chunk held back: <= 1 point more), 0 errors in 100',
+      'MET relay (direct), chat (Anthropic channel, translated) streams: 0/4000 chunks merged with the previous one vs 0/4000 direct (no chunk held back: <= 1 point more), 0 errors in 200',
+    ]);
+  });
+
+  it('misses on errors or chunks held back', () => {
+    const failing = relay({ openai: 400, anthropic: 400 }, { openai: 2000, anthropic: 2000 });
+    failing.chat = { openai: loadResult(1900, 21, 400, 3) };
+    failing.streamLoad = { ...failing.streamLoad, 'chat-anthropic': streamResult(6, 80, 4000, 2000) };
+    const lines = verdicts(chatGoalChecks([direct, failing], 50));
+    expect(lines.filter((line) => line.startsWith('MISSED'))).toEqual([
+      'MISSED relay CPU per chat (OpenAI channel, pass-through) call at 50 connections, relay (direct): 400 us vs 500 us per completions call, 0.80x (<= 1.15x), 3 errors',
+      'MISSED relay (direct), chat (Anthropic channel, translated) streams: 80/4000 chunks merged with the previous one vs 0/4000 direct (no chunk held back: <= 1 point more), 0 errors in 200',
+    ]);
+  });
+
+  it('says nothing about a comparison whose cases did not run', () => {
+    const onlyChat: TargetResult = { target: 'edge', chat: { openai: loadResult(1000, 30, 700) } };
+    expect(chatGoalChecks([onlyChat], 50)).toEqual([]);
+  });
+});

@@ -1,0 +1,60 @@
+import { renderTable, type RunResult } from '../src/report';
+import { loadResult, streamResult } from './fixtures';
+
+const run: RunResult = {
+  run: 1,
+  targets: [
+    {
+      target: 'upstream',
+      concurrent: loadResult(9000, 2),
+      chat: { openai: loadResult(8000, 3), anthropic: loadResult(7000, 4) },
+      streamLoad: { completions: streamResult(1, 0, 4000), 'chat-anthropic': streamResult(2, 0, 4000) },
+    },
+    {
+      target: 'relay',
+      concurrent: loadResult(2000, 20, 500),
+      chat: { openai: loadResult(1900, 21.5, 520), anthropic: loadResult(1500, 30, 560.6) },
+      streamLoad: { completions: streamResult(5, 0, 3800, 3000), 'chat-anthropic': streamResult(6.5, 2, 3600, 3300) },
+    },
+  ],
+  rss: [{ name: 'relay', mb: 170 }],
+};
+
+const rows = renderTable([run], { connections: 50, streams: 100, chunks: 20, chunkDelayMs: 20 }).split('\n');
+const cells = (label: string, target: string) => {
+  const row = rows.find((line) => line.includes(`| ${label} | ${target} |`));
+  if (!row) throw new Error(`no row ${label} / ${target} in\n${rows.join('\n')}`);
+  return row.split(' | ');
+};
+
+describe('the report table', () => {
+  it('prints the chat cases right after the completions at the same connection count', () => {
+    const labels = rows.slice(2).map((row) => row.split(' | ')[1]);
+    expect(labels).toEqual([
+      '50 connections',
+      '50 connections',
+      '50 connections, chat (OpenAI channel, pass-through)',
+      '50 connections, chat (OpenAI channel, pass-through)',
+      '50 connections, chat (Anthropic channel, translated)',
+      '50 connections, chat (Anthropic channel, translated)',
+      '50 streaming connections, completions: first byte',
+      '50 streaming connections, completions: first byte',
+      '50 streaming connections, chat (Anthropic channel, translated): first byte',
+      '50 streaming connections, chat (Anthropic channel, translated): first byte',
+      'RSS after the run',
+    ]);
+  });
+
+  it('compares each chat row with the fake upstream direct in the same channel, and notes CPU per request', () => {
+    const [, , , rate, p50, , added, , errors, notes] = cells('50 connections, chat (Anthropic channel, translated)', 'relay (direct)');
+    expect([rate, p50, added, errors]).toEqual(['1500', '30.00', '+26.00', '0']);
+    expect(notes).toContain('CPU us/request: relay 561, edge 300');
+  });
+
+  it('prints streams per second, first byte and merged chunks of the streaming rows', () => {
+    const [, , , rate, p50, , added, , , notes] = cells('50 streaming connections, chat (Anthropic channel, translated): first byte', 'relay (direct)');
+    expect([rate, p50, added]).toEqual(['120', '6.50', '+4.50']);
+    expect(notes).toContain('merged chunks 2/3600');
+    expect(notes).toContain('CPU us/stream: relay 3300, edge 300');
+  });
+});
