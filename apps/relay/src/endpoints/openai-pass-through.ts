@@ -8,6 +8,7 @@ import { readBody, UpstreamFailure, type UpstreamResponse } from '../features/up
 import type { SseEvent } from '../features/upstream/sse';
 import type { ChatUsage } from '../providers/chat';
 import { chargedUsageOf, completeUsage, type CompletionUsage } from '../providers/openai/usage';
+import { nowSeconds } from '../providers/time';
 
 /**
  * What an OpenAI-dialect surface served by an OpenAI-compatible channel passes through untouched
@@ -151,7 +152,7 @@ export class OpenAIPassThroughStream implements BilledStreamDialect {
     const chunk = this.usageChunk ?? {
       id: this.firstChunk?.id ?? `${this.pass.idPrefix}-${this.pass.requestId}`,
       object: this.pass.chunkObject,
-      created: this.firstChunk?.created ?? Math.floor(Date.now() / 1000),
+      created: this.firstChunk?.created ?? nowSeconds(),
       choices: [],
     };
     chunk.model = this.pass.model;

@@ -3,7 +3,8 @@ import { StreamEventError } from '../../features/relay/event-stream';
 import type { SseEvent } from '../../features/upstream/sse';
 import type { ChatStreamEvent } from '../chat';
 import type { ChatStreamDecoder } from '../provider';
-import { finishReasonOf, nowSeconds } from './response';
+import { nowSeconds } from '../time';
+import { finishReasonOf } from './response';
 import { type AnthropicUsage, partialUsageOf } from './usage';
 
 /** Anthropic answers with one choice. */

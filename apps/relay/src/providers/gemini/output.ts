@@ -85,8 +85,3 @@ export function generatedCallId(responseId: string, index: number): string {
 export function responseIdOf(response: Record<string, unknown>): string | undefined {
   return typeof response.responseId === 'string' && response.responseId !== '' ? response.responseId : undefined;
 }
-
-/** Epoch seconds. */
-export function nowSeconds(): number {
-  return Math.floor(Date.now() / 1000);
-}

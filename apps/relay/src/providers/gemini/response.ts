@@ -6,13 +6,13 @@ import {
   choiceIndexOf,
   finishReasonOf,
   generatedCallId,
-  nowSeconds,
   type OutputPiece,
   partsOfCandidate,
   piecesOf,
   promptBlocked,
   responseIdOf,
 } from './output';
+import { nowSeconds } from '../time';
 import { usageOf } from './usage';
 
 function malformed(): UpstreamFailure {

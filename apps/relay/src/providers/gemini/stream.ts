@@ -8,13 +8,13 @@ import {
   choiceIndexOf,
   finishReasonOf,
   generatedCallId,
-  nowSeconds,
   type OutputPiece,
   partsOfCandidate,
   piecesOf,
   promptBlocked,
   responseIdOf,
 } from './output';
+import { nowSeconds } from '../time';
 import { usageOf } from './usage';
 
 function malformed(): StreamEventError {
