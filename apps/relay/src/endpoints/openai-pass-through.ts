@@ -1,9 +1,7 @@
 import { type AppError, toOpenAI } from '@modelgate/errors';
-import type { ChannelRecord } from '../features/channels/channel-cache';
-import { type BilledStreamDialect, StreamEventError } from '../features/relay/event-stream';
+import { type BilledStreamDialect, eventObjectOf, reportedStreamError } from '../features/relay/event-stream';
 import type { Delivery, DeliveryContext } from '../features/relay/relay-call';
 import { countDeliveredTokens } from '../features/relay/tokens';
-import { maskUpstreamText } from '../features/relay/upstream-errors';
 import { readBody, UpstreamFailure, type UpstreamResponse } from '../features/upstream/client';
 import type { SseEvent } from '../features/upstream/sse';
 import type { ChatUsage } from '../providers/chat';
@@ -94,10 +92,7 @@ export class OpenAIPassThroughStream implements BilledStreamDialect {
   private firstChunk: Record<string, unknown> | undefined;
   private readonly texts: string[] = [];
 
-  constructor(
-    private readonly pass: OpenAIPassThrough,
-    private readonly channel: ChannelRecord,
-  ) {}
+  constructor(private readonly pass: OpenAIPassThrough) {}
 
   onEvent(event: SseEvent): string | null {
     const data = event.data;
@@ -106,19 +101,8 @@ export class OpenAIPassThroughStream implements BilledStreamDialect {
       this.done = true;
       return null;
     }
-    let chunk: Record<string, unknown>;
-    try {
-      chunk = JSON.parse(data) as Record<string, unknown>;
-    } catch {
-      throw new StreamEventError('the upstream sent a malformed event');
-    }
-    if (chunk === null || typeof chunk !== 'object') throw new StreamEventError('the upstream sent a malformed event');
-    if (chunk.error !== undefined) {
-      const message = (chunk.error as { message?: unknown } | null)?.message;
-      throw new StreamEventError(
-        typeof message === 'string' ? `upstream error: ${maskUpstreamText(message, this.channel)}` : 'the upstream reported an error',
-      );
-    }
+    const chunk = eventObjectOf(data);
+    if (chunk.error !== undefined && chunk.error !== null) throw reportedStreamError(chunk.error);
     this.firstChunk ??= chunk;
     this.pass.textsOf(chunk.choices, this.texts);
     let rewrite = false;

@@ -1,9 +1,7 @@
 import type { AppError } from '@modelgate/errors';
-import type { ChannelRecord } from '../features/channels/channel-cache';
-import { type BilledStreamDialect, StreamEventError } from '../features/relay/event-stream';
+import type { BilledStreamDialect } from '../features/relay/event-stream';
 import type { Delivery, DeliveryContext } from '../features/relay/relay-call';
 import { countDeliveredTokens } from '../features/relay/tokens';
-import { maskUpstreamText } from '../features/relay/upstream-errors';
 import { readBody, UpstreamFailure, type UpstreamResponse } from '../features/upstream/client';
 import type { SseEvent } from '../features/upstream/sse';
 import type { ChatResponse, ChatStreamEvent, ChatUsage, ContentPart } from '../providers/chat';
@@ -77,7 +75,6 @@ export class TranslatedChatStream implements BilledStreamDialect {
   constructor(
     private readonly decoder: ChatStreamDecoder,
     private readonly encoder: ChatStreamEncoder,
-    private readonly channel: ChannelRecord,
     private readonly promptTokens: () => number,
   ) {}
 
@@ -86,15 +83,8 @@ export class TranslatedChatStream implements BilledStreamDialect {
   }
 
   onEvent(event: SseEvent): string | null {
-    let events: ChatStreamEvent[];
-    try {
-      events = this.decoder.decode(event);
-    } catch (err) {
-      if (err instanceof StreamEventError) throw new StreamEventError(maskUpstreamText(err.message, this.channel));
-      throw err;
-    }
     let text = '';
-    for (const internal of events) {
+    for (const internal of this.decoder.decode(event)) {
       if (internal.type === 'usage') this.sawUsage = true;
       text += this.encoder.encode(internal);
     }

@@ -68,7 +68,7 @@ export class ChatCompletionCall implements RelayCall {
     const { channel } = context;
     if (channel.dialect === 'openai') {
       return this.stream
-        ? deliverEventStream(upstream, context, new OpenAIPassThroughStream(this.pass, channel))
+        ? deliverEventStream(upstream, context, new OpenAIPassThroughStream(this.pass))
         : deliverWholeOpenAI(upstream, context, this.pass);
     }
     const provider = providerFor(channel);
@@ -78,6 +78,6 @@ export class ChatCompletionCall implements RelayCall {
       );
     }
     const encoder = new OpenAIChatChunkEncoder({ model: this.model, requestId: this.requestId, includeUsage: this.pass.clientWantsUsage });
-    return deliverEventStream(upstream, context, new TranslatedChatStream(provider.chatStream(), encoder, channel, () => this.promptTokens()));
+    return deliverEventStream(upstream, context, new TranslatedChatStream(provider.chatStream(), encoder, () => this.promptTokens()));
   }
 }

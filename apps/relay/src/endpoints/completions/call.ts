@@ -51,7 +51,7 @@ export class CompletionCall implements RelayCall {
 
   deliver(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {
     return this.stream
-      ? deliverEventStream(upstream, context, new OpenAIPassThroughStream(this.pass, context.channel))
+      ? deliverEventStream(upstream, context, new OpenAIPassThroughStream(this.pass))
       : deliverWholeOpenAI(upstream, context, this.pass);
   }
 }

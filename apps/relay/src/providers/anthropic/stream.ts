@@ -1,5 +1,5 @@
 import { isJsonObject } from '../json';
-import { StreamEventError } from '../../features/relay/event-stream';
+import { eventObjectOf, malformedEvent, reportedStreamError } from '../../features/relay/event-stream';
 import type { SseEvent } from '../../features/upstream/sse';
 import type { ChatStreamEvent } from '../chat';
 import type { ChatStreamDecoder } from '../provider';
@@ -12,37 +12,22 @@ const CHOICE = 0;
 
 const USAGE_FIELDS = ['input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'] as const;
 
-function malformed(): StreamEventError {
-  return new StreamEventError('the upstream sent a malformed event');
-}
-
-function eventOf(data: string): Record<string, unknown> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(data);
-  } catch {
-    throw malformed();
-  }
-  if (!isJsonObject(parsed)) throw malformed();
-  return parsed;
-}
-
 /** A field of an event that must be a record. */
 function recordIn(event: Record<string, unknown>, key: string): Record<string, unknown> {
   const value = event[key];
-  if (!isJsonObject(value)) throw malformed();
+  if (!isJsonObject(value)) throw malformedEvent();
   return value;
 }
 
 function stringIn(record: Record<string, unknown>, key: string): string {
   const value = record[key];
-  if (typeof value !== 'string') throw malformed();
+  if (typeof value !== 'string') throw malformedEvent();
   return value;
 }
 
 function blockIndexOf(event: Record<string, unknown>): number {
   const index = event.index;
-  if (typeof index !== 'number') throw malformed();
+  if (typeof index !== 'number') throw malformedEvent();
   return index;
 }
 
@@ -64,7 +49,7 @@ class AnthropicStreamDecoder implements ChatStreamDecoder {
 
   decode(event: SseEvent): ChatStreamEvent[] {
     if (event.data === null) return [];
-    const data = eventOf(event.data);
+    const data = eventObjectOf(event.data);
     switch (data.type) {
       case 'message_start': {
         const message = recordIn(data, 'message');
@@ -85,10 +70,8 @@ class AnthropicStreamDecoder implements ChatStreamDecoder {
       case 'message_stop':
         this.finished = true;
         return [];
-      case 'error': {
-        const message = isJsonObject(data.error) ? data.error.message : undefined;
-        throw new StreamEventError(typeof message === 'string' ? `upstream error: ${message}` : 'the upstream reported an error');
-      }
+      case 'error':
+        throw reportedStreamError(data.error);
       default:
         // ping, content_block_stop, and event types added later
         return [];

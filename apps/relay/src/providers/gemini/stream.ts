@@ -1,6 +1,6 @@
 import { isJsonObject } from '../json';
 import { randomUUID } from 'node:crypto';
-import { StreamEventError } from '../../features/relay/event-stream';
+import { eventObjectOf, malformedEvent, reportedStreamError } from '../../features/relay/event-stream';
 import type { SseEvent } from '../../features/upstream/sse';
 import type { ChatStreamEvent } from '../chat';
 import type { ChatStreamDecoder } from '../provider';
@@ -17,10 +17,6 @@ import {
 import { nowSeconds } from '../time';
 import { usageOf } from './usage';
 
-function malformed(): StreamEventError {
-  return new StreamEventError('the upstream sent a malformed event');
-}
-
 /**
  * `streamGenerateContent?alt=sse`: every event is a partial GenerateContentResponse. Function calls
  * arrive whole, so each becomes one `tool_call` with all its arguments. Gemini ends a stream by
@@ -35,19 +31,10 @@ export class GeminiStreamDecoder implements ChatStreamDecoder {
 
   decode(event: SseEvent): ChatStreamEvent[] {
     if (event.data === null) return [];
-    let chunk: unknown;
-    try {
-      chunk = JSON.parse(event.data);
-    } catch {
-      throw malformed();
-    }
-    if (!isJsonObject(chunk)) throw malformed();
-    if (chunk.error !== undefined) {
-      const message = isJsonObject(chunk.error) ? chunk.error.message : undefined;
-      throw new StreamEventError(typeof message === 'string' ? `upstream error: ${message}` : 'the upstream reported an error');
-    }
+    const chunk = eventObjectOf(event.data);
+    if (chunk.error !== undefined && chunk.error !== null) throw reportedStreamError(chunk.error);
     const candidates = chunk.candidates ?? [];
-    if (!Array.isArray(candidates)) throw malformed();
+    if (!Array.isArray(candidates)) throw malformedEvent();
 
     const events: ChatStreamEvent[] = [];
     const id = this.id ?? responseIdOf(chunk) ?? randomUUID();
@@ -56,7 +43,7 @@ export class GeminiStreamDecoder implements ChatStreamDecoder {
       events.push({ type: 'start', id, created: nowSeconds() });
     }
     for (const [position, candidate] of (candidates as unknown[]).entries()) {
-      if (!isJsonObject(candidate)) throw malformed();
+      if (!isJsonObject(candidate)) throw malformedEvent();
       const choice = choiceIndexOf(candidate, position);
       for (const part of partsOfCandidate(candidate)) {
         for (const piece of piecesOf(part)) events.push(this.eventOf(piece, choice, id));
