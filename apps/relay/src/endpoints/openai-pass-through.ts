@@ -2,7 +2,7 @@ import { type AppError, toOpenAI } from '@modelgate/errors';
 import { type BilledStreamDialect, eventObjectOf, reportedStreamError } from '../features/relay/event-stream';
 import type { Delivery, DeliveryContext } from '../features/relay/relay-call';
 import { countDeliveredTokens } from '../features/relay/tokens';
-import { readBody, UpstreamFailure, type UpstreamResponse } from '../features/upstream/client';
+import { answerObjectOf, readBody, type UpstreamResponse } from '../features/upstream/client';
 import type { SseEvent } from '../features/upstream/sse';
 import type { ChatUsage } from '../providers/chat';
 import { chargedUsageOf, completeUsage, type CompletionUsage } from '../providers/openai/usage';
@@ -62,14 +62,7 @@ export async function deliverWholeOpenAI(
   { res, signal, startedAt }: DeliveryContext,
   pass: OpenAIPassThrough,
 ): Promise<Delivery> {
-  const raw = await readBody(upstream, signal);
-  let answer: Record<string, unknown>;
-  try {
-    answer = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
-  } catch {
-    throw new UpstreamFailure('other', 'the upstream answered with invalid JSON');
-  }
-  if (answer === null || typeof answer !== 'object') throw new UpstreamFailure('other', 'the upstream answered with invalid JSON');
+  const answer = answerObjectOf(await readBody(upstream, signal));
   answer.model = pass.model;
   const usage = completeUsage(answer.usage, pass.promptTokens, () => {
     const texts: string[] = [];

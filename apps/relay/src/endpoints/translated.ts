@@ -2,7 +2,7 @@ import type { AppError } from '@modelgate/errors';
 import type { BilledStreamDialect } from '../features/relay/event-stream';
 import type { Delivery, DeliveryContext } from '../features/relay/relay-call';
 import { countDeliveredTokens } from '../features/relay/tokens';
-import { readBody, UpstreamFailure, type UpstreamResponse } from '../features/upstream/client';
+import { answerObjectOf, readBody, type UpstreamResponse } from '../features/upstream/client';
 import type { SseEvent } from '../features/upstream/sse';
 import type { ChatResponse, ChatStreamEvent, ChatUsage, ContentPart } from '../providers/chat';
 import type { ChatStreamDecoder, Provider } from '../providers/provider';
@@ -45,14 +45,7 @@ export async function deliverTranslatedWhole(
   encode: (response: ChatResponse, usage: ChatUsage) => unknown,
   promptTokens: () => number,
 ): Promise<Delivery> {
-  const raw = await readBody(upstream, signal);
-  let body: unknown;
-  try {
-    body = JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw new UpstreamFailure('other', 'the upstream answered with invalid JSON');
-  }
-  const response = provider.chatResponse(body);
+  const response = provider.chatResponse(answerObjectOf(await readBody(upstream, signal)));
   const usage = response.usage ?? {
     ...NO_CACHE,
     promptTokens: promptTokens(),

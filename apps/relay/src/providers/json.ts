@@ -7,3 +7,14 @@ export function isJsonObject(value: unknown): value is Record<string, unknown> {
 export function objectOf(value: unknown): Record<string, unknown> {
   return isJsonObject(value) ? value : {};
 }
+
+/** JSON text parsed, when it is an object; undefined when it is not JSON or is another value. */
+export function jsonObjectIn(text: string): Record<string, unknown> | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return isJsonObject(parsed) ? parsed : undefined;
+}

@@ -4,7 +4,7 @@ import { eventObjectOf, relayEventStream, reportedStreamError, type StreamDialec
 import type { ChatUsage } from '../../providers/chat';
 import type { Delivery, DeliveryContext, RelayCall } from '../../features/relay/relay-call';
 import { countDeliveredTokens, reportedTokenCount, reportedTokenSum } from '../../features/relay/tokens';
-import { readBody, UpstreamFailure, type UpstreamResponse } from '../../features/upstream/client';
+import { answerObjectOf, readBody, type UpstreamResponse } from '../../features/upstream/client';
 import type { SseEvent } from '../../features/upstream/sse';
 import { countPromptTokens, estimateGenerateContent, type GenerateContentRequest } from './request';
 
@@ -84,13 +84,7 @@ export class GeminiCall implements RelayCall {
   /** The upstream body as is; parsed only to read `usageMetadata`. */
   private async deliverWhole(upstream: UpstreamResponse, { res, signal, startedAt }: DeliveryContext): Promise<Delivery> {
     const raw = await readBody(upstream, signal);
-    let response: { usageMetadata?: UsageMetadata; candidates?: unknown };
-    try {
-      response = JSON.parse(raw.toString('utf8')) as typeof response;
-    } catch {
-      throw new UpstreamFailure('other', 'the upstream answered with invalid JSON');
-    }
-    if (response === null || typeof response !== 'object') throw new UpstreamFailure('other', 'the upstream answered with invalid JSON');
+    const response: { usageMetadata?: UsageMetadata; candidates?: unknown } = answerObjectOf(raw);
     res.writeHead(200, { 'content-type': JSON_CONTENT_TYPE, 'content-length': raw.length });
     res.end(raw);
     const usage = usageOf(response.usageMetadata, () => this.promptTokens(), () => {

@@ -3,7 +3,7 @@ import { drainedOrClosed } from '@modelgate/http';
 import { classifyUpstreamError, UpstreamFailure, type UpstreamResponse } from '../upstream/client';
 import { type SseEvent, SseParser } from '../upstream/sse';
 import type { ChatUsage } from '../../providers/chat';
-import { isJsonObject, objectOf } from '../../providers/json';
+import { jsonObjectIn, objectOf } from '../../providers/json';
 import type { Delivery, DeliveryContext } from './relay-call';
 import { maskUpstreamText } from './upstream-errors';
 
@@ -44,13 +44,8 @@ export function malformedEvent(): StreamEventError {
 
 /** An event's data as a JSON object; StreamEventError when it is anything else. */
 export function eventObjectOf(data: string): Record<string, unknown> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(data);
-  } catch {
-    throw malformedEvent();
-  }
-  if (!isJsonObject(parsed)) throw malformedEvent();
+  const parsed = jsonObjectIn(data);
+  if (!parsed) throw malformedEvent();
   return parsed;
 }
 
