@@ -8,6 +8,7 @@ import type { EmbeddingRequest } from '../../providers/chat';
 import { embeddingsResponseToOpenAI } from '../../providers/openai/embeddings';
 import type { Provider } from '../../providers/provider';
 import { providerFor } from '../../providers/registry';
+import { jsonPost } from '../../providers/upstream-call';
 import { PassThroughBody } from '../openai-pass-through';
 import { countEmbeddingsPromptTokens, embeddingRequestOf, estimateEmbeddings, parseEmbeddingsRequest } from './request';
 
@@ -43,11 +44,7 @@ export class EmbeddingsCall implements RelayCall {
 
   upstreamRequest(channel: ChannelRecord, upstreamModel: string) {
     if (channel.dialect === 'openai') {
-      return {
-        path: `${channel.pathPrefix}/v1/embeddings`,
-        headers: { 'content-type': 'application/json', ...CHANNEL_TYPES[channel.type].authHeaders(channel.key) },
-        body: this.passThroughBody.for(upstreamModel),
-      };
+      return jsonPost(CHANNEL_TYPES[channel.type], channel, '/v1/embeddings', this.passThroughBody.for(upstreamModel));
     }
     this.internal ??= embeddingRequestOf(this.body);
     return embeddingsOf(providerFor(channel)).request(channel, upstreamModel, this.internal);

@@ -6,6 +6,8 @@ import type { Delivery, DeliveryContext, RelayCall } from '../../features/relay/
 import { countDeliveredTokens, reportedTokenCount, reportedTokenSum } from '../../features/relay/tokens';
 import { answerObjectOf, readBody, type UpstreamResponse } from '../../features/upstream/client';
 import type { SseEvent } from '../../features/upstream/sse';
+import { GEMINI_FACTS, generateContentMethod, geminiMethodPath } from '../../providers/gemini/call';
+import { jsonPost } from '../../providers/upstream-call';
 import { countPromptTokens, estimateGenerateContent, type GenerateContentRequest } from './request';
 
 interface UsageMetadata {
@@ -69,12 +71,7 @@ export class GeminiCall implements RelayCall {
 
   /** The client's body byte-for-byte (TTS `speechConfig` included); only the channel's key is added. */
   upstreamRequest(channel: ChannelRecord, upstreamModel: string) {
-    const operation = this.stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
-    return {
-      path: `${channel.pathPrefix}/v1beta/models/${encodeURIComponent(upstreamModel)}:${operation}`,
-      headers: { 'content-type': 'application/json', 'x-goog-api-key': channel.key },
-      body: this.raw,
-    };
+    return jsonPost(GEMINI_FACTS, channel, geminiMethodPath(upstreamModel, generateContentMethod(this.stream)), this.raw);
   }
 
   deliver(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {
