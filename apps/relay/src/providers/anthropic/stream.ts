@@ -25,6 +25,11 @@ function stringIn(record: Record<string, unknown>, key: string): string {
   return value;
 }
 
+/** A text or reasoning piece as an event; an empty piece is none. */
+function pieceEvents(type: 'text' | 'reasoning', text: string): ChatStreamEvent[] {
+  return text === '' ? [] : [{ type, choice: CHOICE, text }];
+}
+
 function blockIndexOf(event: Record<string, unknown>): number {
   const index = event.index;
   if (typeof index !== 'number') throw malformedEvent();
@@ -80,14 +85,11 @@ class AnthropicStreamDecoder implements ChatStreamDecoder {
 
   private blockStart(blockIndex: number, block: Record<string, unknown>): ChatStreamEvent[] {
     switch (block.type) {
-      case 'text': {
-        const text = stringIn(block, 'text');
-        return text === '' ? [] : [{ type: 'text', choice: CHOICE, text }];
-      }
+      case 'text':
+        return pieceEvents('text', stringIn(block, 'text'));
       case 'thinking': {
-        const text = stringIn(block, 'thinking');
         const signature = typeof block.signature === 'string' ? block.signature : '';
-        const events: ChatStreamEvent[] = text === '' ? [] : [{ type: 'reasoning', choice: CHOICE, text }];
+        const events = pieceEvents('reasoning', stringIn(block, 'thinking'));
         if (signature !== '') events.push({ type: 'reasoning_signature', choice: CHOICE, signature });
         return events;
       }
@@ -108,14 +110,10 @@ class AnthropicStreamDecoder implements ChatStreamDecoder {
 
   private blockDelta(blockIndex: number, delta: Record<string, unknown>): ChatStreamEvent[] {
     switch (delta.type) {
-      case 'text_delta': {
-        const text = stringIn(delta, 'text');
-        return text === '' ? [] : [{ type: 'text', choice: CHOICE, text }];
-      }
-      case 'thinking_delta': {
-        const text = stringIn(delta, 'thinking');
-        return text === '' ? [] : [{ type: 'reasoning', choice: CHOICE, text }];
-      }
+      case 'text_delta':
+        return pieceEvents('text', stringIn(delta, 'text'));
+      case 'thinking_delta':
+        return pieceEvents('reasoning', stringIn(delta, 'thinking'));
       case 'signature_delta':
         return [{ type: 'reasoning_signature', choice: CHOICE, signature: stringIn(delta, 'signature') }];
       case 'input_json_delta': {
