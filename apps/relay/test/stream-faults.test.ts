@@ -1,10 +1,11 @@
 // docs/api.md 1.3 and 2.5: upstream streams that go wrong in ways the fake providers do not play.
-// An in-stream error that echoes the channel key reaches the client masked, passed through or translated.
+// An in-stream error that echoes the channel key reaches the client masked, passed through or
+// translated; an Anthropic stream closed before message_stop is charged for what was delivered.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChannelType } from '@modelgate/schemas';
-import { ANTHROPIC, CHAT_CHANNELS, CHAT_MODELS, chatChannel, OPENAI, postForEvents } from './chat-support';
-import { createCustomer, harness, relaySuite, resetSuite, setUnitPrices } from './harness';
+import { ANTHROPIC, CHAT_CHANNELS, CHAT_MODELS, chatChannel, OPENAI, postForEvents, readChatStream, settledConsumeRow } from './chat-support';
+import { createCustomer, expectLedgerInvariant, harness, openAiClient, relaySuite, resetSuite, setUnitPrices } from './harness';
 
 const PROMPT = [{ role: 'user' as const, content: 'Say hello to me' }];
 
@@ -84,5 +85,24 @@ describe('an in-stream error echoing the channel key', () => {
     const failure = JSON.parse(events.at(-2) ?? '{}') as { error?: { message?: string } };
     expect(failure.error?.message).toContain('[redacted]');
     expect(events.join('\n')).not.toContain(CHAT_CHANNELS[type].key);
+  });
+});
+
+describe('an Anthropic stream closed before message_stop', () => {
+  it('is charged for the text delivered, not the output count message_start announced', async () => {
+    scripts['/v1/messages'] = () => anthropicStart + anthropicText(5);
+    await withStandInChannel(ANTHROPIC);
+    const customer = await createCustomer(harness.prisma);
+    const stream = await openAiClient(harness, customer.key).chat.completions.create({
+      model: CHAT_CHANNELS[ANTHROPIC].model,
+      messages: PROMPT,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const streamed = await readChatStream(stream);
+    expect(streamed.content).toBe(' hello'.repeat(5));
+    expect(streamed.usage).toMatchObject({ prompt_tokens: 4, completion_tokens: 5 });
+    expect(await settledConsumeRow(harness)).toMatchObject({ promptTokens: 4, completionTokens: 5, isStream: true });
+    await expectLedgerInvariant(harness.prisma);
   });
 });

@@ -84,7 +84,8 @@ describe('Anthropic chat stream', () => {
     expect(perEvent).toEqual([
       [
         { type: 'start', id: 'msg_01FHkVbWQSGxRBXGXyHUjTXb', created: NOW_MS / 1000 },
-        { type: 'usage', usage: { ...usage, completionTokens: 2 } },
+        // message_start's output_tokens (2) is a placeholder, not a count.
+        { type: 'usage', usage },
       ],
       [],
       [],
@@ -172,15 +173,19 @@ describe('Anthropic chat stream', () => {
       ],
       [
         { type: 'start', id: 'msg_1', created: NOW_MS / 1000 },
-        { type: 'usage', usage: { promptTokens: 110, cachedTokens: 0, cacheWriteTokens: 100, completionTokens: 1, reasoningTokens: 0 } },
+        { type: 'usage', usage: { promptTokens: 110, cachedTokens: 0, cacheWriteTokens: 100, reasoningTokens: 0 } },
         { type: 'usage', usage: { promptTokens: 150, cachedTokens: 40, cacheWriteTokens: 100, completionTokens: 9, reasoningTokens: 0 } },
       ],
     ],
     [
       'no unbelievable counts',
-      [['message_start', { type: 'message_start', message: { id: 'msg_1', usage: { input_tokens: -5, output_tokens: 2 ** 40 } } }]],
+      [
+        ['message_start', { type: 'message_start', message: { id: 'msg_1', usage: { input_tokens: -5, output_tokens: 1 } } }],
+        ['message_delta', { type: 'message_delta', delta: { stop_reason: null }, usage: { output_tokens: 2 ** 40 } }],
+      ],
       [
         { type: 'start', id: 'msg_1', created: NOW_MS / 1000 },
+        { type: 'usage', usage: { reasoningTokens: 0 } },
         { type: 'usage', usage: { reasoningTokens: 0 } },
       ],
     ],
