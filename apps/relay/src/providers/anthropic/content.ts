@@ -1,5 +1,5 @@
 import { dataUrlContent } from '../media';
-import { isJsonObject } from '../json';
+import { toolArgumentsOf } from '../json';
 import { AppError } from '@modelgate/errors';
 import type { ChatMessage, ContentPart, ImageSource, InlineImageSource, PartExtras } from '../chat';
 import { type MediaSource, type MessageParam, type RequestBlock } from './wire';
@@ -30,19 +30,6 @@ function documentSourceOf(source: ImageSource | InlineImageSource): MediaSource 
     return { type: 'text', media_type: 'text/plain', data: Buffer.from(media.data, 'base64').toString('utf8') };
   }
   return media;
-}
-
-/** A tool call's `arguments` JSON text as Anthropic's `input` object ('' stands for no arguments). */
-function toolInputOf(args: string): Record<string, unknown> {
-  if (args.trim() === '') return {};
-  let input: unknown;
-  try {
-    input = JSON.parse(args);
-  } catch {
-    throw invalidContent('the arguments of an assistant tool call are not valid JSON');
-  }
-  if (!isJsonObject(input)) throw invalidContent('the arguments of an assistant tool call must be a JSON object');
-  return input;
 }
 
 /** A tool result's content: a string when it is one plain text, else its blocks; omitted when empty. */
@@ -79,7 +66,7 @@ function blockOf(part: ContentPart): RequestBlock | undefined {
     case 'redacted_reasoning':
       return { type: 'redacted_thinking', data: part.data };
     case 'tool_call':
-      return { ...part.extras, type: 'tool_use', id: part.id, name: part.name, input: toolInputOf(part.arguments) };
+      return { ...part.extras, type: 'tool_use', id: part.id, name: part.name, input: toolArgumentsOf(part) };
     case 'tool_result': {
       const content = toolResultContentOf(part.content);
       return {

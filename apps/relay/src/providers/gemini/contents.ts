@@ -1,4 +1,4 @@
-import { isJsonObject } from '../json';
+import { isJsonObject, toolArgumentsOf } from '../json';
 import { AppError } from '@modelgate/errors';
 import type { ChatMessage, ContentPart } from '../chat';
 import { DEFAULT_FILE_MIME, DEFAULT_IMAGE_MIME, mediaPart } from './media';
@@ -12,19 +12,6 @@ const SKIP_SIGNATURE_VALIDATION = 'skip_thought_signature_validator';
 
 function invalidMessages(message: string): AppError {
   return new AppError('invalid_request', `messages: ${message}`, { param: 'messages' });
-}
-
-/** `functionCall.args` is a JSON object; OpenAI clients send '' for a call without arguments. */
-function argsOf(call: { name: string; arguments: string }): Record<string, unknown> {
-  if (call.arguments.trim() === '') return {};
-  let args: unknown;
-  try {
-    args = JSON.parse(call.arguments);
-  } catch {
-    throw invalidMessages(`the arguments of tool call "${call.name}" are not valid JSON`);
-  }
-  if (!isJsonObject(args)) throw invalidMessages(`the arguments of tool call "${call.name}" are not a JSON object`);
-  return args;
 }
 
 function textOf(parts: ContentPart[]): string {
@@ -62,7 +49,7 @@ function partsOf(message: ChatMessage, names: Map<string, string>): GeminiPart[]
         break;
       case 'tool_call': {
         names.set(part.id, part.name);
-        const call: GeminiPart = { functionCall: { name: part.name, args: argsOf(part) } };
+        const call: GeminiPart = { functionCall: { name: part.name, args: toolArgumentsOf(part) } };
         if (carried !== undefined) call.thoughtSignature = carried;
         parts.push(call);
         break;
