@@ -1,5 +1,6 @@
 import { dataUrlContent } from '../media';
 import { toolArgumentsOf } from '../json';
+import { alternatingTurns } from '../turns';
 import { AppError } from '@modelgate/errors';
 import type { ChatMessage, ContentPart, ImageSource, InlineImageSource, PartExtras } from '../chat';
 import { type MediaSource, type MessageParam, type RequestBlock } from './wire';
@@ -97,19 +98,11 @@ export function systemOf(parts: ContentPart[]): string | RequestBlock[] | undefi
 
 /**
  * The turns as Anthropic requires them: strictly alternating user and assistant messages, tool
- * results inside the user turn right after the assistant's tool calls. Consecutive turns of one
- * role (a tool message per result, then the user's next words) are merged in order; turns left
- * without a block are skipped.
+ * results inside the user turn right after the assistant's tool calls.
  */
 export function messagesOf(messages: ChatMessage[]): MessageParam[] {
-  const turns: MessageParam[] = [];
-  for (const message of messages) {
-    const content = blocksOf(message.content);
-    if (content.length === 0) continue;
-    const role = message.role === 'assistant' ? 'assistant' : 'user';
-    const previous = turns.at(-1);
-    if (previous?.role === role) previous.content.push(...content);
-    else turns.push({ role, content });
-  }
-  return turns;
+  return alternatingTurns(messages, (message) => blocksOf(message.content)).map(({ assistant, items }) => ({
+    role: assistant ? 'assistant' : 'user',
+    content: items,
+  }));
 }

@@ -1,4 +1,5 @@
 import { isJsonObject, toolArgumentsOf } from '../json';
+import { alternatingTurns } from '../turns';
 import { AppError } from '@modelgate/errors';
 import type { ChatMessage, ContentPart } from '../chat';
 import { DEFAULT_FILE_MIME, DEFAULT_IMAGE_MIME, mediaPart } from './media';
@@ -89,21 +90,15 @@ function partsOf(message: ChatMessage, names: Map<string, string>): GeminiPart[]
 
 /**
  * The conversation as Gemini `contents`: assistant turns have role `model`, user and tool turns
- * role `user`; consecutive turns of one role are merged (tool results and the user's next words go
- * out as one turn, as Gemini expects) and empty turns are left out.
+ * role `user`, one turn per side in alternation (tool results and the user's next words go out as
+ * one turn, as Gemini expects).
  */
 export function contentsOf(messages: ChatMessage[]): GeminiContent[] {
   const names = new Map<string, string>();
-  const contents: GeminiContent[] = [];
-  for (const message of messages) {
-    const parts = partsOf(message, names);
-    if (parts.length === 0) continue;
-    const role = message.role === 'assistant' ? 'model' : 'user';
-    const last = contents.at(-1);
-    if (last?.role === role) last.parts.push(...parts);
-    else contents.push({ role, parts });
-  }
-  return contents;
+  return alternatingTurns(messages, (message) => partsOf(message, names)).map(({ assistant, items }) => ({
+    role: assistant ? 'model' : 'user',
+    parts: items,
+  }));
 }
 
 /** System and developer instructions (text parts) as `systemInstruction`, undefined when empty. */
