@@ -3,6 +3,7 @@ import { SseParser } from '../../src/features/upstream/sse';
 import { anthropicProvider } from '../../src/providers/anthropic';
 import type { ChatStreamEvent } from '../../src/providers/chat';
 import type { ChatStreamDecoder } from '../../src/providers/provider';
+import { thrownBy } from '../thrown';
 
 const NOW_MS = 1_760_000_000_000;
 
@@ -212,12 +213,7 @@ describe('Anthropic chat stream', () => {
     ['a message start without an id', sse([['message_start', { type: 'message_start', message: {} }]]), 'the upstream sent a malformed event'],
   ])('fails on %s', (_name, text, message) => {
     const decoder = anthropicProvider.chatStream();
-    let thrown: unknown;
-    try {
-      decodeAll(decoder, text);
-    } catch (err) {
-      thrown = err;
-    }
+    const thrown = thrownBy(() => decodeAll(decoder, text));
     expect(thrown).toBeInstanceOf(StreamEventError);
     expect(thrown).toHaveProperty('message', message);
   });

@@ -6,6 +6,7 @@ import { UpstreamFailure } from '../../src/features/upstream/client';
 import type { ChatResponse, ChatUsage, FinishReason } from '../../src/providers/chat';
 import { chatResponseFromOpenAI, chatResponseToOpenAI } from '../../src/providers/openai/chat-response';
 import { chargedUsageOf, completeUsage, usageFromOpenAI, usageToOpenAI } from '../../src/providers/openai/usage';
+import { thrownBy } from '../thrown';
 
 type Choice = ChatCompletion.Choice;
 
@@ -85,12 +86,7 @@ describe('chatResponseFromOpenAI', () => {
     ['tool calls that are not a list', { choices: [{ index: 0, message: { content: null, tool_calls: {} } }] }],
     ['a tool call without a name', { choices: [{ index: 0, message: { tool_calls: [{ id: 'c', function: { arguments: '{}' } }] } }] }],
   ])('refuses %s as a failed upstream call', (_, body) => {
-    let thrown: unknown;
-    try {
-      chatResponseFromOpenAI(body);
-    } catch (err) {
-      thrown = err;
-    }
+    const thrown = thrownBy(() => chatResponseFromOpenAI(body));
     expect(thrown).toBeInstanceOf(UpstreamFailure);
     expect(thrown).toMatchObject({ kind: 'other' });
   });
