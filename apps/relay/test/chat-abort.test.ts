@@ -2,8 +2,8 @@
 // and is charged for what was delivered, counted by the relay where the provider reported nothing yet.
 import OpenAI from 'openai';
 import { countDeliveredTokens } from '../src/features/relay/tokens';
-import { ANTHROPIC, CHAT_CHANNELS, CHAT_MODELS, chatChannel, GEMINI, recorded, settledConsumeRow } from './chat-support';
-import { createCustomer, eventually, expectLedgerInvariant, harness, openAiClient, relaySuite, resetSuite, setUnitPrices, upstream } from './harness';
+import { ANTHROPIC, CHAT_CHANNELS, GEMINI, recorded, settledConsumeRow, withChatChannels } from './chat-support';
+import { createCustomer, eventually, expectLedgerInvariant, harness, openAiClient, relaySuite, resetSuite, upstream } from './harness';
 
 /** Long enough that the answer is far from done when the client leaves. */
 const PIECES = 30;
@@ -19,10 +19,7 @@ beforeAll(() => {
 
 beforeEach(async () => {
   await resetSuite();
-  await setUnitPrices(harness.prisma, CHAT_MODELS);
-  await chatChannel(harness.prisma, ANTHROPIC, upstream.url);
-  await chatChannel(harness.prisma, GEMINI, upstream.url);
-  await harness.reloadCaches();
+  await withChatChannels([ANTHROPIC, GEMINI]);
   upstream.setMode('slowDrip', { chunks: PIECES, chunkDelayMs: CHUNK_DELAY_MS });
 });
 

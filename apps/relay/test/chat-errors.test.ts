@@ -3,8 +3,8 @@
 // ends with an error event, then [DONE].
 import type { FakeMode } from '@modelgate/testing/fake-upstream';
 import OpenAI from 'openai';
-import { ANTHROPIC, CHAT_CHANNELS, CHAT_MODELS, chatChannel, GEMINI, postForEvents, readChatStream, settledConsumeRow, settledConsumeRows } from './chat-support';
-import { createCustomer, expectLedgerInvariant, harness, openAiClient, relaySuite, resetSuite, setUnitPrices, upstream } from './harness';
+import { ANTHROPIC, CHAT_CHANNELS, GEMINI, postForEvents, readChatStream, settledConsumeRow, settledConsumeRows, withChatChannels } from './chat-support';
+import { createCustomer, expectLedgerInvariant, harness, openAiClient, relaySuite, resetSuite, upstream } from './harness';
 
 const MESSAGES: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Say hello to me' }];
 type TranslatedType = typeof ANTHROPIC | typeof GEMINI;
@@ -14,10 +14,7 @@ relaySuite();
 
 beforeEach(async () => {
   await resetSuite();
-  await setUnitPrices(harness.prisma, CHAT_MODELS);
-  await chatChannel(harness.prisma, ANTHROPIC, upstream.url);
-  await chatChannel(harness.prisma, GEMINI, upstream.url);
-  await harness.reloadCaches();
+  await withChatChannels([ANTHROPIC, GEMINI]);
 });
 
 async function openai() {

@@ -5,7 +5,7 @@ import { CHANNEL_TYPE, type ChannelType } from '@modelgate/schemas';
 import { type ChannelOverrides, createChannel } from '@modelgate/testing';
 import type { RecordedRequest } from '@modelgate/testing/fake-upstream';
 import type OpenAI from 'openai';
-import { consumeLogs, type RelayHarness } from './harness';
+import { consumeLogs, harness, type RelayHarness, setUnitPrices, upstream } from './harness';
 
 export const { openai: OPENAI, anthropic: ANTHROPIC, gemini: GEMINI } = CHANNEL_TYPE;
 
@@ -22,6 +22,13 @@ export const CHAT_MODELS = Object.values(CHAT_CHANNELS).map((channel) => channel
 export function chatChannel(prisma: PrismaClient, type: ChannelType, baseUrl: string, fields: ChannelOverrides = {}) {
   const { model, upstreamModel, key } = CHAT_CHANNELS[type];
   return createChannel(prisma, { type, baseUrl, key, models: model, modelMapping: JSON.stringify({ [model]: upstreamModel }), ...fields });
+}
+
+/** Unit prices for the chat models and a chat channel of each of `types` on the first upstream, in the caches. */
+export async function withChatChannels(types: ChannelType[]): Promise<void> {
+  await setUnitPrices(harness.prisma, CHAT_MODELS);
+  for (const type of types) await chatChannel(harness.prisma, type, upstream.url);
+  await harness.reloadCaches();
 }
 
 /** The fake's request at `index`, failing when there is none. */

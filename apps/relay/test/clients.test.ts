@@ -4,8 +4,8 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { ChatOpenAI } from '@langchain/openai';
 import type { ChannelType } from '@modelgate/schemas';
 import { generateText, streamText } from 'ai';
-import { ANTHROPIC, CHAT_CHANNELS, CHAT_MODELS, chatChannel, GEMINI, settledConsumeRows } from './chat-support';
-import { createCustomer, expectLedgerInvariant, harness, relaySuite, resetSuite, setUnitPrices, upstream } from './harness';
+import { ANTHROPIC, CHAT_CHANNELS, GEMINI, settledConsumeRows, withChatChannels } from './chat-support';
+import { createCustomer, expectLedgerInvariant, harness, relaySuite, resetSuite, upstream } from './harness';
 
 const ANSWER = ' hello'.repeat(5);
 /** "Say hello to me": 4 prompt tokens at the fakes. */
@@ -16,10 +16,7 @@ relaySuite();
 
 beforeEach(async () => {
   await resetSuite();
-  await setUnitPrices(harness.prisma, CHAT_MODELS);
-  await chatChannel(harness.prisma, ANTHROPIC, upstream.url);
-  await chatChannel(harness.prisma, GEMINI, upstream.url);
-  await harness.reloadCaches();
+  await withChatChannels([ANTHROPIC, GEMINI]);
 });
 
 /** Both calls reached the provider in its dialect and were charged once each. */

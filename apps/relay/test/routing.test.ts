@@ -1,4 +1,6 @@
 // docs/api.md 2.4: priority tiers, retries before the first byte only, auto_ban, cool-downs, pub/sub reloads.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { CACHE_INVALIDATION_CHANNEL } from '@modelgate/schemas';
 import { redisPrefix } from '@modelgate/testing';
 import { backup, consumeLogs, createCustomer, eventually, harness, MODEL, openAiChannel, openAiClient, relaySuite, resetSuite, setUnitPrices, upstream as primary } from './harness';
@@ -58,6 +60,25 @@ describe('routing', () => {
       expect(user.quota).toBe(1_000_000n - 5n);
     },
   );
+
+  it('treats a redirect (a base URL that moved) as a failure of that channel: the next one serves the call', async () => {
+    const moved = createServer((req, res) => {
+      req.resume();
+      res.writeHead(301, { location: 'https://moved.example/v1/completions' }).end();
+    });
+    await new Promise<void>((resolve) => moved.listen(0, '127.0.0.1', resolve));
+    try {
+      await openAiChannel(harness.prisma, `http://127.0.0.1:${(moved.address() as AddressInfo).port}`, { priority: 10 });
+      await openAiChannel(harness.prisma, backup.url, { priority: 0 });
+      await harness.reloadCaches();
+      const { key } = await createCustomer(harness.prisma);
+      const answer = await openAiClient(harness, key).completions.create({ model: MODEL, prompt: [1], max_tokens: 1 });
+      expect(answer.choices[0]?.text).toBe(' hello');
+      expect(backup.requests).toHaveLength(1);
+    } finally {
+      await new Promise((resolve) => moved.close(resolve));
+    }
+  });
 
   it('stops after RetryTimes extra attempts', async () => {
     for (let i = 0; i < 4; i++) await openAiChannel(harness.prisma, primary.url, { priority: 10 - i });

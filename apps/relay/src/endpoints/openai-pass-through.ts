@@ -1,33 +1,38 @@
 import { type AppError, toOpenAI } from '@modelgate/errors';
+import { CHANNEL_TYPES } from '@modelgate/schemas';
 import type { ChannelRecord } from '../features/channels/channel-cache';
-import { type BilledStreamDialect, StreamEventError } from '../features/relay/event-stream';
+import { type BilledStreamDialect, deliverEventStream, eventObjectOf, reportedStreamError } from '../features/relay/event-stream';
 import type { Delivery, DeliveryContext } from '../features/relay/relay-call';
 import { countDeliveredTokens } from '../features/relay/tokens';
-import { maskUpstreamText } from '../features/relay/upstream-errors';
-import { readBody, UpstreamFailure, type UpstreamResponse } from '../features/upstream/client';
+import { answerObjectOf, readBody, type UpstreamResponse } from '../features/upstream/client';
 import type { SseEvent } from '../features/upstream/sse';
 import type { ChatUsage } from '../providers/chat';
 import { chargedUsageOf, completeUsage, type CompletionUsage } from '../providers/openai/usage';
+import type { UpstreamCall } from '../providers/provider';
+import { nowSeconds } from '../providers/time';
+import { jsonPost } from '../providers/upstream-call';
 
 /**
- * What an OpenAI-dialect surface served by an OpenAI-compatible channel passes through untouched
- * (docs/api.md 2.6) apart from `model` and `usage`: completions and chat completions differ only
- * in where their text is and what their objects are called.
+ * What sets one OpenAI surface apart in a pass-through: completions and chat completions differ
+ * only in where their text is and what their objects are called.
  */
-export interface OpenAIPassThrough {
-  /** The model the client asked for: what it sees in every answer. */
-  model: string;
+export interface OpenAISurface {
+  /** The upstream path, after the channel's prefix. */
+  path: string;
   /** `object` of a usage chunk the relay has to make up (`text_completion`, `chat.completion.chunk`). */
   chunkObject: string;
   /** Prefix of a made-up chunk id. */
   idPrefix: string;
-  requestId: string;
-  clientWantsUsage: boolean;
   /** The generated text of an answer's or a chunk's `choices` (for counting when no usage came). */
   textsOf(choices: unknown, into: string[]): void;
-  /** The prompt's tokens as charged when the upstream reports none. */
-  promptTokens(): number;
 }
+
+/** An OpenAI request body, as a pass-through reads it. */
+type PassedBody = Record<string, unknown> & {
+  model: string;
+  stream?: boolean | null;
+  stream_options?: { include_usage?: boolean | null } | null;
+};
 
 /**
  * The client's bytes as they are when nothing must change; otherwise one re-serialisation with the
@@ -57,24 +62,53 @@ export class PassThroughBody {
   }
 }
 
+/**
+ * One OpenAI-dialect call served by an OpenAI-compatible channel: passed through untouched
+ * (docs/api.md 2.6) apart from `model` and `usage`.
+ */
+export class OpenAIPassThrough {
+  /** The model the client asked for: what it sees in every answer. */
+  readonly model: string;
+  readonly stream: boolean;
+  readonly clientWantsUsage: boolean;
+  private readonly body: PassThroughBody;
+
+  constructor(
+    readonly surface: OpenAISurface,
+    body: PassedBody,
+    raw: Buffer,
+    readonly requestId: string,
+    /** The prompt's tokens as charged when the upstream reports none. */
+    readonly promptTokens: () => number,
+  ) {
+    this.model = body.model;
+    this.stream = body.stream === true;
+    this.clientWantsUsage = body.stream_options?.include_usage === true;
+    this.body = new PassThroughBody(raw, body, this.stream, this.clientWantsUsage);
+  }
+
+  upstreamRequest(channel: ChannelRecord, upstreamModel: string): UpstreamCall {
+    return jsonPost(CHANNEL_TYPES[channel.type], channel, this.surface.path, this.body.for(upstreamModel));
+  }
+
+  deliver(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {
+    return this.stream
+      ? deliverEventStream(upstream, context, new OpenAIPassThroughStream(this))
+      : deliverWholeOpenAI(upstream, context, this);
+  }
+}
+
 /** A whole OpenAI answer: one parse, `model` and `usage` rewritten, one stringify. */
-export async function deliverWholeOpenAI(
+async function deliverWholeOpenAI(
   upstream: UpstreamResponse,
   { res, signal, startedAt }: DeliveryContext,
   pass: OpenAIPassThrough,
 ): Promise<Delivery> {
-  const raw = await readBody(upstream, signal);
-  let answer: Record<string, unknown>;
-  try {
-    answer = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
-  } catch {
-    throw new UpstreamFailure('other', 'the upstream answered with invalid JSON');
-  }
-  if (answer === null || typeof answer !== 'object') throw new UpstreamFailure('other', 'the upstream answered with invalid JSON');
+  const answer = answerObjectOf(await readBody(upstream, signal));
   answer.model = pass.model;
   const usage = completeUsage(answer.usage, pass.promptTokens, () => {
     const texts: string[] = [];
-    pass.textsOf(answer.choices, texts);
+    pass.surface.textsOf(answer.choices, texts);
     return countDeliveredTokens(texts);
   });
   answer.usage = usage;
@@ -85,7 +119,7 @@ export async function deliverWholeOpenAI(
 }
 
 /** OpenAI chunks passed on: model rewritten, usage chunk only when asked for, always `[DONE]`. */
-export class OpenAIPassThroughStream implements BilledStreamDialect {
+class OpenAIPassThroughStream implements BilledStreamDialect {
   done = false;
   sawUsage = false;
   private upstreamUsage: unknown;
@@ -93,10 +127,7 @@ export class OpenAIPassThroughStream implements BilledStreamDialect {
   private firstChunk: Record<string, unknown> | undefined;
   private readonly texts: string[] = [];
 
-  constructor(
-    private readonly pass: OpenAIPassThrough,
-    private readonly channel: ChannelRecord,
-  ) {}
+  constructor(private readonly pass: OpenAIPassThrough) {}
 
   onEvent(event: SseEvent): string | null {
     const data = event.data;
@@ -105,21 +136,10 @@ export class OpenAIPassThroughStream implements BilledStreamDialect {
       this.done = true;
       return null;
     }
-    let chunk: Record<string, unknown>;
-    try {
-      chunk = JSON.parse(data) as Record<string, unknown>;
-    } catch {
-      throw new StreamEventError('the upstream sent a malformed event');
-    }
-    if (chunk === null || typeof chunk !== 'object') throw new StreamEventError('the upstream sent a malformed event');
-    if (chunk.error !== undefined) {
-      const message = (chunk.error as { message?: unknown } | null)?.message;
-      throw new StreamEventError(
-        typeof message === 'string' ? `upstream error: ${maskUpstreamText(message, this.channel)}` : 'the upstream reported an error',
-      );
-    }
+    const chunk = eventObjectOf(data);
+    if (chunk.error !== undefined && chunk.error !== null) throw reportedStreamError(chunk.error);
     this.firstChunk ??= chunk;
-    this.pass.textsOf(chunk.choices, this.texts);
+    this.pass.surface.textsOf(chunk.choices, this.texts);
     let rewrite = false;
     if (chunk.usage !== undefined && chunk.usage !== null) {
       this.upstreamUsage = chunk.usage;
@@ -149,9 +169,9 @@ export class OpenAIPassThroughStream implements BilledStreamDialect {
   tail(): string {
     if (!this.pass.clientWantsUsage) return 'data: [DONE]\n\n';
     const chunk = this.usageChunk ?? {
-      id: this.firstChunk?.id ?? `${this.pass.idPrefix}-${this.pass.requestId}`,
-      object: this.pass.chunkObject,
-      created: this.firstChunk?.created ?? Math.floor(Date.now() / 1000),
+      id: this.firstChunk?.id ?? `${this.pass.surface.idPrefix}-${this.pass.requestId}`,
+      object: this.pass.surface.chunkObject,
+      created: this.firstChunk?.created ?? nowSeconds(),
       choices: [],
     };
     chunk.model = this.pass.model;

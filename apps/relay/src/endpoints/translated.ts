@@ -1,10 +1,8 @@
 import type { AppError } from '@modelgate/errors';
-import type { ChannelRecord } from '../features/channels/channel-cache';
-import { type BilledStreamDialect, StreamEventError } from '../features/relay/event-stream';
+import type { BilledStreamDialect } from '../features/relay/event-stream';
 import type { Delivery, DeliveryContext } from '../features/relay/relay-call';
 import { countDeliveredTokens } from '../features/relay/tokens';
-import { maskUpstreamText } from '../features/relay/upstream-errors';
-import { readBody, UpstreamFailure, type UpstreamResponse } from '../features/upstream/client';
+import { answerObjectOf, readBody, type UpstreamResponse } from '../features/upstream/client';
 import type { SseEvent } from '../features/upstream/sse';
 import type { ChatResponse, ChatStreamEvent, ChatUsage, ContentPart } from '../providers/chat';
 import type { ChatStreamDecoder, Provider } from '../providers/provider';
@@ -47,14 +45,7 @@ export async function deliverTranslatedWhole(
   encode: (response: ChatResponse, usage: ChatUsage) => unknown,
   promptTokens: () => number,
 ): Promise<Delivery> {
-  const raw = await readBody(upstream, signal);
-  let body: unknown;
-  try {
-    body = JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw new UpstreamFailure('other', 'the upstream answered with invalid JSON');
-  }
-  const response = provider.chatResponse(body);
+  const response = provider.chatResponse(answerObjectOf(await readBody(upstream, signal)));
   const usage = response.usage ?? {
     ...NO_CACHE,
     promptTokens: promptTokens(),
@@ -77,7 +68,6 @@ export class TranslatedChatStream implements BilledStreamDialect {
   constructor(
     private readonly decoder: ChatStreamDecoder,
     private readonly encoder: ChatStreamEncoder,
-    private readonly channel: ChannelRecord,
     private readonly promptTokens: () => number,
   ) {}
 
@@ -86,15 +76,8 @@ export class TranslatedChatStream implements BilledStreamDialect {
   }
 
   onEvent(event: SseEvent): string | null {
-    let events: ChatStreamEvent[];
-    try {
-      events = this.decoder.decode(event);
-    } catch (err) {
-      if (err instanceof StreamEventError) throw new StreamEventError(maskUpstreamText(err.message, this.channel));
-      throw err;
-    }
     let text = '';
-    for (const internal of events) {
+    for (const internal of this.decoder.decode(event)) {
       if (internal.type === 'usage') this.sawUsage = true;
       text += this.encoder.encode(internal);
     }

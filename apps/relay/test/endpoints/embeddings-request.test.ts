@@ -11,6 +11,7 @@ import {
 } from '../../src/endpoints/embeddings/request';
 import type { EmbeddingRequest } from '../../src/providers/chat';
 import { countPromptTextTokens, estimateTextTokens } from '../../src/features/relay/tokens';
+import { thrownBy } from '../thrown';
 
 function parse(body: unknown): EmbeddingsBody {
   return parseEmbeddingsRequest(Buffer.from(JSON.stringify(body)));
@@ -33,12 +34,7 @@ describe('parseEmbeddingsRequest', () => {
     ['dimensions of 0', { model: 'e', input: 'a', dimensions: 0 }, 'dimensions'],
     ['an unknown encoding', { model: 'e', input: 'a', encoding_format: 'int8' }, 'encoding_format'],
   ])('refuses %s, naming the field', (_, body, param) => {
-    let thrown: unknown;
-    try {
-      parse(body);
-    } catch (err) {
-      thrown = err;
-    }
+    const thrown = thrownBy(() => parse(body));
     expect(thrown).toBeInstanceOf(AppError);
     expect(thrown).toMatchObject({ code: 'invalid_request', param });
   });

@@ -1,6 +1,7 @@
 import { AppError } from '@modelgate/errors';
 import { anthropicProvider } from '../../src/providers/anthropic';
 import type { ChatMessage, ChatRequest } from '../../src/providers/chat';
+import { thrownBy } from '../thrown';
 
 const channel = { key: 'sk-ant-api03-test', pathPrefix: '/proxy' };
 
@@ -326,12 +327,7 @@ describe('Anthropic chat request', () => {
       'messages',
     ],
   ])('answers 400 for %s', (_name, overrides, param) => {
-    let thrown: unknown;
-    try {
-      bodyOf(chat(overrides));
-    } catch (err) {
-      thrown = err;
-    }
+    const thrown = thrownBy(() => bodyOf(chat(overrides)));
     expect(thrown).toBeInstanceOf(AppError);
     expect(thrown).toMatchObject({ status: 400, type: 'invalid_request_error', code: 'invalid_request', param });
   });

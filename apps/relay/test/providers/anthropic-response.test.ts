@@ -1,6 +1,7 @@
 import { anthropicProvider } from '../../src/providers/anthropic';
 import type { FinishReason } from '../../src/providers/chat';
 import { UpstreamFailure } from '../../src/features/upstream/client';
+import { thrownBy } from '../thrown';
 
 const NOW_MS = 1_760_000_000_000;
 
@@ -104,12 +105,7 @@ describe('Anthropic chat answer', () => {
     ['a text block without text', message({ content: [{ type: 'text' }] })],
     ['a tool call without input', message({ content: [{ type: 'tool_use', id: 'toolu_1', name: 'f' }] })],
   ])('refuses an answer that is %s', (_name, body) => {
-    let thrown: unknown;
-    try {
-      anthropicProvider.chatResponse(body);
-    } catch (err) {
-      thrown = err;
-    }
+    const thrown = thrownBy(() => anthropicProvider.chatResponse(body));
     expect(thrown).toBeInstanceOf(UpstreamFailure);
     expect(thrown).toMatchObject({ kind: 'other', message: 'the upstream answered with an unexpected body' });
   });

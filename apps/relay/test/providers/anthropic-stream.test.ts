@@ -3,6 +3,7 @@ import { SseParser } from '../../src/features/upstream/sse';
 import { anthropicProvider } from '../../src/providers/anthropic';
 import type { ChatStreamEvent } from '../../src/providers/chat';
 import type { ChatStreamDecoder } from '../../src/providers/provider';
+import { thrownBy } from '../thrown';
 
 const NOW_MS = 1_760_000_000_000;
 
@@ -84,7 +85,8 @@ describe('Anthropic chat stream', () => {
     expect(perEvent).toEqual([
       [
         { type: 'start', id: 'msg_01FHkVbWQSGxRBXGXyHUjTXb', created: NOW_MS / 1000 },
-        { type: 'usage', usage: { ...usage, completionTokens: 2 } },
+        // message_start's output_tokens (2) is a placeholder, not a count.
+        { type: 'usage', usage },
       ],
       [],
       [],
@@ -172,15 +174,19 @@ describe('Anthropic chat stream', () => {
       ],
       [
         { type: 'start', id: 'msg_1', created: NOW_MS / 1000 },
-        { type: 'usage', usage: { promptTokens: 110, cachedTokens: 0, cacheWriteTokens: 100, completionTokens: 1, reasoningTokens: 0 } },
+        { type: 'usage', usage: { promptTokens: 110, cachedTokens: 0, cacheWriteTokens: 100, reasoningTokens: 0 } },
         { type: 'usage', usage: { promptTokens: 150, cachedTokens: 40, cacheWriteTokens: 100, completionTokens: 9, reasoningTokens: 0 } },
       ],
     ],
     [
       'no unbelievable counts',
-      [['message_start', { type: 'message_start', message: { id: 'msg_1', usage: { input_tokens: -5, output_tokens: 2 ** 40 } } }]],
+      [
+        ['message_start', { type: 'message_start', message: { id: 'msg_1', usage: { input_tokens: -5, output_tokens: 1 } } }],
+        ['message_delta', { type: 'message_delta', delta: { stop_reason: null }, usage: { output_tokens: 2 ** 40 } }],
+      ],
       [
         { type: 'start', id: 'msg_1', created: NOW_MS / 1000 },
+        { type: 'usage', usage: { reasoningTokens: 0 } },
         { type: 'usage', usage: { reasoningTokens: 0 } },
       ],
     ],
@@ -207,12 +213,7 @@ describe('Anthropic chat stream', () => {
     ['a message start without an id', sse([['message_start', { type: 'message_start', message: {} }]]), 'the upstream sent a malformed event'],
   ])('fails on %s', (_name, text, message) => {
     const decoder = anthropicProvider.chatStream();
-    let thrown: unknown;
-    try {
-      decodeAll(decoder, text);
-    } catch (err) {
-      thrown = err;
-    }
+    const thrown = thrownBy(() => decodeAll(decoder, text));
     expect(thrown).toBeInstanceOf(StreamEventError);
     expect(thrown).toHaveProperty('message', message);
   });

@@ -2,6 +2,7 @@
 import { AppError } from '@modelgate/errors';
 import type { ChatMessage, ChatRequest } from '../../src/providers/chat';
 import { geminiProvider } from '../../src/providers/gemini';
+import { thrownBy } from '../thrown';
 
 const CHANNEL = { key: 'AIza-test-key', pathPrefix: '/proxy' };
 const SKIP = 'skip_thought_signature_validator';
@@ -186,12 +187,7 @@ describe('Gemini chat request: tools', () => {
     ['arguments that are not an object', [user('x'), { role: 'assistant', content: [{ ...CALL_WEATHER, arguments: '["Paris"]' }] }]],
     ['a result for a call never made', [user('x'), { role: 'tool', content: [{ type: 'tool_result', toolCallId: 'call_9', content: [] }] }]],
   ])('refuses %s as invalid messages', (_, messages) => {
-    let thrown: unknown;
-    try {
-      bodyOf(chat({ messages }));
-    } catch (err) {
-      thrown = err;
-    }
+    const thrown = thrownBy(() => bodyOf(chat({ messages })));
     expect(thrown).toBeInstanceOf(AppError);
     expect(thrown).toMatchObject({ code: 'invalid_request', status: 400, param: 'messages' });
   });

@@ -5,7 +5,8 @@ import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { UpstreamFailure } from '../../src/features/upstream/client';
 import type { ChatResponse, ChatUsage, FinishReason } from '../../src/providers/chat';
 import { chatResponseFromOpenAI, chatResponseToOpenAI } from '../../src/providers/openai/chat-response';
-import { usageFromOpenAI, usageToOpenAI } from '../../src/providers/openai/usage';
+import { chargedUsageOf, completeUsage, usageFromOpenAI, usageToOpenAI } from '../../src/providers/openai/usage';
+import { thrownBy } from '../thrown';
 
 type Choice = ChatCompletion.Choice;
 
@@ -85,12 +86,7 @@ describe('chatResponseFromOpenAI', () => {
     ['tool calls that are not a list', { choices: [{ index: 0, message: { content: null, tool_calls: {} } }] }],
     ['a tool call without a name', { choices: [{ index: 0, message: { tool_calls: [{ id: 'c', function: { arguments: '{}' } }] } }] }],
   ])('refuses %s as a failed upstream call', (_, body) => {
-    let thrown: unknown;
-    try {
-      chatResponseFromOpenAI(body);
-    } catch (err) {
-      thrown = err;
-    }
+    const thrown = thrownBy(() => chatResponseFromOpenAI(body));
     expect(thrown).toBeInstanceOf(UpstreamFailure);
     expect(thrown).toMatchObject({ kind: 'other' });
   });
@@ -115,6 +111,13 @@ describe('usage', () => {
     ['a fractional count', { prompt_tokens: 1.5, completion_tokens: 5 }, undefined],
   ])('reads %s', (_, upstream, expected) => {
     expect(usageFromOpenAI(upstream)).toEqual(expected);
+    // A passed-through answer is charged by the same rules.
+    if (expected) expect(chargedUsageOf(completeUsage(upstream, () => 0, () => 0))).toEqual(expected);
+  });
+
+  it('shows a passed-through client DeepSeek cache hits as cached_tokens', () => {
+    const usage = completeUsage({ prompt_tokens: 100, completion_tokens: 5, prompt_cache_hit_tokens: 64 }, () => 0, () => 0);
+    expect(usage.prompt_tokens_details.cached_tokens).toBe(64);
   });
 
   it('writes the full usage object: prompt includes cached and cache-write tokens, details derived', () => {

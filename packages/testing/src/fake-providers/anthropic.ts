@@ -24,6 +24,7 @@ import {
   type Answer,
   type AnswerContext,
   asArray,
+  bearerToken,
   type ErrorReply,
   FAKE_TEXT_PIECE,
   FAKE_THOUGHT,
@@ -31,8 +32,8 @@ import {
   FAKE_TOOL_ARGUMENT_PIECES,
   FAKE_TOOL_ARGUMENTS,
   FAKE_TOOL_CALL_TOKENS,
-  type FakeMode,
   type FakeProvider,
+  type FaultReplies,
   isObject,
   type JsonObject,
   jsonAnswer,
@@ -46,7 +47,7 @@ import {
 const error = (type: string, message: string) => ({ type: 'error', error: { type, message } });
 const reply = (status: number, type: string, message: string): ErrorReply => ({ status, body: error(type, message) });
 
-const FAULTS: Partial<Record<FakeMode, (key: string) => ErrorReply>> = {
+const FAULTS: FaultReplies = {
   error400: (key) => reply(400, 'invalid_request_error', `temperature: Input should be less than or equal to 1 (request with key ${key} to https://upstream.internal/v1/messages)`),
   error401: () => reply(401, 'authentication_error', 'invalid x-api-key'),
   error403: () => reply(403, 'permission_error', 'Your API key does not have permission to use the specified resource.'),
@@ -165,7 +166,7 @@ function messages(body: JsonObject, { settings, sequence, withUsage }: AnswerCon
 
 /** The key of `x-api-key`, or of `Authorization: Bearer` (what @anthropic-ai/sdk 1.x sends). */
 const apiKey = (headers: IncomingHttpHeaders): string =>
-  String(headers['x-api-key'] ?? String(headers.authorization ?? '').replace(/^Bearer\s+/i, ''));
+  String(headers['x-api-key'] ?? bearerToken(headers));
 
 const countTokens = (body: JsonObject): Answer => jsonAnswer({ input_tokens: inputTokens(body) });
 
@@ -183,7 +184,7 @@ export const anthropicProvider: FakeProvider = {
     return undefined;
   },
   invalidJson: reply(400, 'invalid_request_error', 'There was an error parsing the body of your request as JSON.'),
-  fault: (mode, key) => FAULTS[mode]?.(key),
+  faults: FAULTS,
   malformedEvent: 'event: content_block_delta\ndata: {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "unterminated\n\n',
   errorEvent: event('error', error('overloaded_error', 'Overloaded')),
 };

@@ -30,8 +30,8 @@ import {
   FAKE_TOOL_ARGUMENTS,
   FAKE_TOOL_CALL_TOKENS,
   fakeEmbedding,
-  type FakeMode,
   type FakeProvider,
+  type FaultReplies,
   isObject,
   type JsonObject,
   jsonAnswer,
@@ -52,7 +52,7 @@ const SAFETY_RATINGS = [{ category: 'HARM_CATEGORY_HARASSMENT', probability: 'NE
 const error = (code: number, message: string, status: string) => ({ error: { code, message, status } });
 const reply = (code: number, message: string, status: string): ErrorReply => ({ status: code, body: error(code, message, status) });
 
-const FAULTS: Partial<Record<FakeMode, (key: string) => ErrorReply>> = {
+const FAULTS: FaultReplies = {
   error400: (key) => reply(400, `Invalid JSON payload received with key ${key} at https://upstream.internal/v1beta`, 'INVALID_ARGUMENT'),
   error401: () => reply(401, 'API key not valid. Please pass a valid API key.', 'UNAUTHENTICATED'),
   error403: () => reply(403, 'Permission denied: consumer has been suspended.', 'PERMISSION_DENIED'),
@@ -205,7 +205,7 @@ export const geminiProvider: FakeProvider = {
     return query === -1 ? '' : new URLSearchParams(url.slice(query + 1)).get('key') ?? '';
   },
   invalidJson: reply(400, 'Invalid JSON payload received.', 'INVALID_ARGUMENT'),
-  fault: (mode, key) => FAULTS[mode]?.(key),
+  faults: FAULTS,
   malformedEvent: `data: {"candidates": [{"content": {"parts": [{"text": "unterminated${SEPARATOR}`,
   errorEvent: data(error(503, 'The model is overloaded. Please try again later.', 'UNAVAILABLE')),
 };

@@ -18,21 +18,20 @@
 //   then `data: [DONE]`.
 // - Embeddings: `fakeEmbedding(text, dimensions ?? 8)` per input (token arrays: ids joined by
 //   spaces); `encoding_format: "base64"` sends the float32 little-endian bytes in base64.
-import type { IncomingHttpHeaders } from 'node:http';
 import {
   type Answer,
   type AnswerContext,
   asArray,
+  bearerToken,
   embeddingDimensions,
-  type ErrorReply,
   FAKE_TEXT_PIECE,
   FAKE_THOUGHT,
   FAKE_THOUGHT_TOKENS,
   FAKE_TOOL_ARGUMENT_PIECES,
   FAKE_TOOL_CALL_TOKENS,
   fakeEmbedding,
-  type FakeMode,
   type FakeProvider,
+  type FaultReplies,
   isObject,
   type JsonObject,
   jsonAnswer,
@@ -52,7 +51,7 @@ const error = (message: string, type: string, code: string | null, param: string
   error: { message, type, param, code },
 });
 
-const FAULTS: Partial<Record<FakeMode, (key: string) => ErrorReply>> = {
+const FAULTS: FaultReplies = {
   error400: (key) => ({
     status: 400,
     body: error(`Invalid value for 'temperature' (request with key ${key} to https://upstream.internal/v1/completions)`, 'invalid_request_error', 'invalid_value', 'temperature'),
@@ -258,9 +257,9 @@ export const openAiProvider: FakeProvider = {
     if (path.endsWith('/v1/embeddings')) return embeddings;
     return undefined;
   },
-  apiKey: (headers: IncomingHttpHeaders) => String(headers.authorization ?? '').replace(/^Bearer\s+/i, ''),
+  apiKey: bearerToken,
   invalidJson: { status: 400, body: error('We could not parse the JSON body of your request.', 'invalid_request_error', null) },
-  fault: (mode, key) => FAULTS[mode]?.(key),
+  faults: FAULTS,
   malformedEvent: `data: {"choices": [{"text": "unterminated${SEPARATOR}`,
   errorEvent: data(error('The server had an error while processing your request. Sorry about that!', 'server_error', null)),
 };

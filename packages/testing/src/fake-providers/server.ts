@@ -124,7 +124,7 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
     }
     if (mode === 'hangBeforeHeaders') return;
     const key = provider.apiKey(req.headers, url);
-    const failure = provider.fault(mode, key);
+    const failure = provider.faults[mode]?.(key);
     if (failure) return sendJson(res, failure);
     sequence += 1;
     const answer = operation(json, { settings, sequence, withUsage: mode !== 'noUsage' });
@@ -132,7 +132,7 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
     // A provider's own refusal (status not 200) goes out as it is; the faults break successes only.
     if (answer.status === 200 && mode !== 'ok') {
       // There is no stream to break: a whole answer gets the error a provider sends instead.
-      const overloaded = mode === 'errorMidStream' ? provider.fault('overloaded', key) : undefined;
+      const overloaded = mode === 'errorMidStream' ? provider.faults.overloaded?.(key) : undefined;
       if (overloaded) return sendJson(res, overloaded);
       if (mode === 'malformedSse') {
         res.writeHead(200, { 'content-type': 'application/json' });

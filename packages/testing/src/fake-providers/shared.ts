@@ -121,6 +121,9 @@ export interface ErrorReply {
   body: unknown;
 }
 
+/** A provider's error reply per fault mode (the modes that are plain errors); `key` is the request's API key. */
+export type FaultReplies = Partial<Record<FakeMode, (key: string) => ErrorReply>>;
+
 /** What a provider module tells the server; the server owns HTTP, recording and the shared faults. */
 export interface FakeProvider {
   dialect: Dialect;
@@ -132,8 +135,8 @@ export interface FakeProvider {
   checkHeaders?(headers: IncomingHttpHeaders): ErrorReply | undefined;
   /** The answer to a body that is not a JSON object. */
   invalidJson: ErrorReply;
-  /** The provider's error reply for a fault mode, or undefined for the modes that are not plain errors. */
-  fault(mode: FakeMode, key: string): ErrorReply | undefined;
+  /** The provider's error replies; the modes without one are not plain errors. */
+  faults: FaultReplies;
   /** An event whose data is not JSON (`malformedSse`), framing included. */
   malformedEvent: string;
   /** The provider's in-stream error event (`errorMidStream`), framing included. */
@@ -159,6 +162,9 @@ export const DEFAULT_EMBEDDING_DIMENSIONS = 8;
 
 export const isObject = (value: unknown): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The token of `Authorization: Bearer <token>` ('' without one). */
+export const bearerToken = (headers: IncomingHttpHeaders): string => String(headers.authorization ?? '').replace(/^Bearer\s+/i, '');
 
 export const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 

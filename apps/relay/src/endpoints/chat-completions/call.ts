@@ -1,4 +1,3 @@
-import { CHANNEL_TYPES } from '@modelgate/schemas';
 import type { ChannelRecord } from '../../features/channels/channel-cache';
 import { deliverEventStream } from '../../features/relay/event-stream';
 import type { Delivery, DeliveryContext, RelayCall } from '../../features/relay/relay-call';
@@ -8,10 +7,12 @@ import { chatRequestFromOpenAI } from '../../providers/openai/chat-request';
 import { chatResponseToOpenAI } from '../../providers/openai/chat-response';
 import { OpenAIChatChunkEncoder } from '../../providers/openai/chat-stream';
 import { providerFor } from '../../providers/registry';
-import { deliverWholeOpenAI, type OpenAIPassThrough, OpenAIPassThroughStream, PassThroughBody } from '../openai-pass-through';
+import { OpenAIPassThrough, type OpenAISurface } from '../openai-pass-through';
 import { deliverTranslatedWhole, TranslatedChatStream } from '../translated';
 import { type ChatCompletionBody, countChatPromptTokens, estimateChat } from './request';
 import { chatChoiceTexts } from './texts';
+
+const CHAT: OpenAISurface = { path: '/v1/chat/completions', chunkObject: 'chat.completion.chunk', idPrefix: 'chatcmpl', textsOf: chatChoiceTexts };
 
 /**
  * `POST /v1/chat/completions` (docs/api.md 2.7) on any channel that can answer chat: passed through
@@ -23,7 +24,6 @@ export class ChatCompletionCall implements RelayCall {
   readonly stream: boolean;
   readonly estimate: RelayCall['estimate'];
   private readonly pass: OpenAIPassThrough;
-  private readonly passThroughBody: PassThroughBody;
   /** Converted once, on the first translated attempt. */
   private internal: ChatRequest | undefined;
 
@@ -32,20 +32,10 @@ export class ChatCompletionCall implements RelayCall {
     raw: Buffer,
     private readonly requestId: string,
   ) {
-    this.model = body.model;
-    this.stream = body.stream === true;
-    const clientWantsUsage = body.stream_options?.include_usage === true;
+    this.pass = new OpenAIPassThrough(CHAT, body, raw, requestId, () => this.promptTokens());
+    this.model = this.pass.model;
+    this.stream = this.pass.stream;
     this.estimate = estimateChat(body);
-    this.pass = {
-      model: this.model,
-      chunkObject: 'chat.completion.chunk',
-      idPrefix: 'chatcmpl',
-      requestId,
-      clientWantsUsage,
-      textsOf: chatChoiceTexts,
-      promptTokens: () => this.promptTokens(),
-    };
-    this.passThroughBody = new PassThroughBody(raw, body, this.stream, clientWantsUsage);
   }
 
   promptTokens(): number {
@@ -53,24 +43,14 @@ export class ChatCompletionCall implements RelayCall {
   }
 
   upstreamRequest(channel: ChannelRecord, upstreamModel: string) {
-    if (channel.dialect === 'openai') {
-      return {
-        path: `${channel.pathPrefix}/v1/chat/completions`,
-        headers: { 'content-type': 'application/json', ...CHANNEL_TYPES[channel.type].authHeaders(channel.key) },
-        body: this.passThroughBody.for(upstreamModel),
-      };
-    }
+    if (channel.dialect === 'openai') return this.pass.upstreamRequest(channel, upstreamModel);
     this.internal ??= chatRequestFromOpenAI(this.body);
     return providerFor(channel).chatRequest(channel, upstreamModel, this.internal);
   }
 
   deliver(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {
     const { channel } = context;
-    if (channel.dialect === 'openai') {
-      return this.stream
-        ? deliverEventStream(upstream, context, new OpenAIPassThroughStream(this.pass, channel))
-        : deliverWholeOpenAI(upstream, context, this.pass);
-    }
+    if (channel.dialect === 'openai') return this.pass.deliver(upstream, context);
     const provider = providerFor(channel);
     if (!this.stream) {
       return deliverTranslatedWhole(upstream, context, provider, (response, usage) => chatResponseToOpenAI(response, this.model, usage), () =>
@@ -78,6 +58,6 @@ export class ChatCompletionCall implements RelayCall {
       );
     }
     const encoder = new OpenAIChatChunkEncoder({ model: this.model, requestId: this.requestId, includeUsage: this.pass.clientWantsUsage });
-    return deliverEventStream(upstream, context, new TranslatedChatStream(provider.chatStream(), encoder, channel, () => this.promptTokens()));
+    return deliverEventStream(upstream, context, new TranslatedChatStream(provider.chatStream(), encoder, () => this.promptTokens()));
   }
 }

@@ -1,11 +1,11 @@
-import { CHANNEL_TYPES } from '@modelgate/schemas';
-import { deliverWholeOpenAI, type OpenAIPassThrough, OpenAIPassThroughStream, PassThroughBody } from '../openai-pass-through';
 import type { ChannelRecord } from '../../features/channels/channel-cache';
-import { deliverEventStream } from '../../features/relay/event-stream';
 import type { Delivery, DeliveryContext, RelayCall } from '../../features/relay/relay-call';
 import type { UpstreamResponse } from '../../features/upstream/client';
 import { choiceTexts } from '../../providers/openai/usage';
+import { OpenAIPassThrough, type OpenAISurface } from '../openai-pass-through';
 import { type CompletionRequest, countPromptTokens, estimateCompletion } from './request';
+
+const COMPLETIONS: OpenAISurface = { path: '/v1/completions', chunkObject: 'text_completion', idPrefix: 'cmpl', textsOf: choiceTexts };
 
 /** `POST /v1/completions` through an OpenAI-compatible channel (docs/api.md 2.1), passed through. */
 export class CompletionCall implements RelayCall {
@@ -14,27 +14,16 @@ export class CompletionCall implements RelayCall {
   readonly stream: boolean;
   readonly estimate: RelayCall['estimate'];
   private readonly pass: OpenAIPassThrough;
-  private readonly passThroughBody: PassThroughBody;
 
   constructor(
     private readonly body: CompletionRequest,
     raw: Buffer,
     requestId: string,
   ) {
-    this.model = body.model;
-    this.stream = body.stream === true;
-    const clientWantsUsage = body.stream_options?.include_usage === true;
+    this.pass = new OpenAIPassThrough(COMPLETIONS, body, raw, requestId, () => this.promptTokens());
+    this.model = this.pass.model;
+    this.stream = this.pass.stream;
     this.estimate = estimateCompletion(body);
-    this.pass = {
-      model: this.model,
-      chunkObject: 'text_completion',
-      idPrefix: 'cmpl',
-      requestId,
-      clientWantsUsage,
-      textsOf: choiceTexts,
-      promptTokens: () => this.promptTokens(),
-    };
-    this.passThroughBody = new PassThroughBody(raw, body, this.stream, clientWantsUsage);
   }
 
   promptTokens(): number {
@@ -42,16 +31,10 @@ export class CompletionCall implements RelayCall {
   }
 
   upstreamRequest(channel: ChannelRecord, upstreamModel: string) {
-    return {
-      path: `${channel.pathPrefix}/v1/completions`,
-      headers: { 'content-type': 'application/json', ...CHANNEL_TYPES[channel.type].authHeaders(channel.key) },
-      body: this.passThroughBody.for(upstreamModel),
-    };
+    return this.pass.upstreamRequest(channel, upstreamModel);
   }
 
   deliver(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {
-    return this.stream
-      ? deliverEventStream(upstream, context, new OpenAIPassThroughStream(this.pass, context.channel))
-      : deliverWholeOpenAI(upstream, context, this.pass);
+    return this.pass.deliver(upstream, context);
   }
 }

@@ -3,28 +3,16 @@ import { CHANNEL_TYPES } from '@modelgate/schemas';
 import type { ChannelRecord } from '../../features/channels/channel-cache';
 import type { Delivery, DeliveryContext, RelayCall } from '../../features/relay/relay-call';
 import { reportedTokenCount } from '../../features/relay/tokens';
-import { readBody, UpstreamFailure, type UpstreamResponse } from '../../features/upstream/client';
+import { answerObjectOf, readBody, type UpstreamResponse } from '../../features/upstream/client';
 import type { EmbeddingRequest } from '../../providers/chat';
 import { embeddingsResponseToOpenAI } from '../../providers/openai/embeddings';
 import type { Provider } from '../../providers/provider';
 import { providerFor } from '../../providers/registry';
+import { jsonPost } from '../../providers/upstream-call';
 import { PassThroughBody } from '../openai-pass-through';
 import { countEmbeddingsPromptTokens, embeddingRequestOf, estimateEmbeddings, parseEmbeddingsRequest } from './request';
 
 type EmbeddingsBody = ReturnType<typeof parseEmbeddingsRequest>;
-
-function parsedAnswer(raw: Buffer): Record<string, unknown> {
-  let answer: unknown;
-  try {
-    answer = JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw new UpstreamFailure('other', 'the upstream answered with invalid JSON');
-  }
-  if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) {
-    throw new UpstreamFailure('other', 'the upstream answered with an unexpected body');
-  }
-  return answer as Record<string, unknown>;
-}
 
 /** Routing sends embeddings only to types that have them (channel-types surfaces). */
 function embeddingsOf(provider: Provider): NonNullable<Provider['embeddings']> {
@@ -56,18 +44,14 @@ export class EmbeddingsCall implements RelayCall {
 
   upstreamRequest(channel: ChannelRecord, upstreamModel: string) {
     if (channel.dialect === 'openai') {
-      return {
-        path: `${channel.pathPrefix}/v1/embeddings`,
-        headers: { 'content-type': 'application/json', ...CHANNEL_TYPES[channel.type].authHeaders(channel.key) },
-        body: this.passThroughBody.for(upstreamModel),
-      };
+      return jsonPost(CHANNEL_TYPES[channel.type], channel, '/v1/embeddings', this.passThroughBody.for(upstreamModel));
     }
     this.internal ??= embeddingRequestOf(this.body);
     return embeddingsOf(providerFor(channel)).request(channel, upstreamModel, this.internal);
   }
 
   async deliver(upstream: UpstreamResponse, { res, signal, startedAt, channel }: DeliveryContext): Promise<Delivery> {
-    const answer = parsedAnswer(await readBody(upstream, signal));
+    const answer = answerObjectOf(await readBody(upstream, signal));
     let promptTokens: number;
     let text: string;
     if (channel.dialect === 'openai') {

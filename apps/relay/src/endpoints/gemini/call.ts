@@ -1,12 +1,13 @@
 import { type AppError, toGoogle } from '@modelgate/errors';
 import type { ChannelRecord } from '../../features/channels/channel-cache';
-import { relayEventStream, type StreamDialect, StreamEventError } from '../../features/relay/event-stream';
+import { eventObjectOf, relayEventStream, reportedStreamError, type StreamDialect } from '../../features/relay/event-stream';
 import type { ChatUsage } from '../../providers/chat';
 import type { Delivery, DeliveryContext, RelayCall } from '../../features/relay/relay-call';
 import { countDeliveredTokens, reportedTokenCount, reportedTokenSum } from '../../features/relay/tokens';
-import { maskUpstreamText } from '../../features/relay/upstream-errors';
-import { readBody, UpstreamFailure, type UpstreamResponse } from '../../features/upstream/client';
+import { answerObjectOf, readBody, type UpstreamResponse } from '../../features/upstream/client';
 import type { SseEvent } from '../../features/upstream/sse';
+import { GEMINI_FACTS, generateContentMethod, geminiMethodPath } from '../../providers/gemini/call';
+import { jsonPost } from '../../providers/upstream-call';
 import { countPromptTokens, estimateGenerateContent, type GenerateContentRequest } from './request';
 
 interface UsageMetadata {
@@ -70,12 +71,7 @@ export class GeminiCall implements RelayCall {
 
   /** The client's body byte-for-byte (TTS `speechConfig` included); only the channel's key is added. */
   upstreamRequest(channel: ChannelRecord, upstreamModel: string) {
-    const operation = this.stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
-    return {
-      path: `${channel.pathPrefix}/v1beta/models/${encodeURIComponent(upstreamModel)}:${operation}`,
-      headers: { 'content-type': 'application/json', 'x-goog-api-key': channel.key },
-      body: this.raw,
-    };
+    return jsonPost(GEMINI_FACTS, channel, geminiMethodPath(upstreamModel, generateContentMethod(this.stream)), this.raw);
   }
 
   deliver(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {
@@ -85,13 +81,7 @@ export class GeminiCall implements RelayCall {
   /** The upstream body as is; parsed only to read `usageMetadata`. */
   private async deliverWhole(upstream: UpstreamResponse, { res, signal, startedAt }: DeliveryContext): Promise<Delivery> {
     const raw = await readBody(upstream, signal);
-    let response: { usageMetadata?: UsageMetadata; candidates?: unknown };
-    try {
-      response = JSON.parse(raw.toString('utf8')) as typeof response;
-    } catch {
-      throw new UpstreamFailure('other', 'the upstream answered with invalid JSON');
-    }
-    if (response === null || typeof response !== 'object') throw new UpstreamFailure('other', 'the upstream answered with invalid JSON');
+    const response: { usageMetadata?: UsageMetadata; candidates?: unknown } = answerObjectOf(raw);
     res.writeHead(200, { 'content-type': JSON_CONTENT_TYPE, 'content-length': raw.length });
     res.end(raw);
     const usage = usageOf(response.usageMetadata, () => this.promptTokens(), () => {
@@ -103,8 +93,8 @@ export class GeminiCall implements RelayCall {
   }
 
   private async deliverStream(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {
-    const dialect = new GeminiStreamDialect(context.channel);
-    const result = await relayEventStream(upstream, context.res, context.signal, dialect, context.startedAt);
+    const dialect = new GeminiStreamDialect();
+    const result = await relayEventStream(upstream, context, dialect);
     const usage = usageOf(dialect.metadata, () => this.promptTokens(), () => dialect.texts);
     const cut = result.clientAborted || result.failure !== undefined;
     return {
@@ -122,23 +112,10 @@ class GeminiStreamDialect implements StreamDialect {
   metadata: UsageMetadata | undefined;
   readonly texts: string[] = [];
 
-  constructor(private readonly channel: ChannelRecord) {}
-
   onEvent(event: SseEvent): string | null {
     if (event.data === null) return event.raw;
-    let chunk: { usageMetadata?: UsageMetadata; candidates?: unknown; error?: { message?: unknown } };
-    try {
-      chunk = JSON.parse(event.data) as typeof chunk;
-    } catch {
-      throw new StreamEventError('the upstream sent a malformed event');
-    }
-    if (chunk === null || typeof chunk !== 'object') throw new StreamEventError('the upstream sent a malformed event');
-    if (chunk.error) {
-      const message = chunk.error.message;
-      throw new StreamEventError(
-        typeof message === 'string' ? `upstream error: ${maskUpstreamText(message, this.channel)}` : 'the upstream reported an error',
-      );
-    }
+    const chunk: { usageMetadata?: UsageMetadata; candidates?: unknown; error?: unknown } = eventObjectOf(event.data);
+    if (chunk.error !== undefined && chunk.error !== null) throw reportedStreamError(chunk.error);
     if (chunk.usageMetadata) this.metadata = chunk.usageMetadata;
     collectTexts(chunk, this.texts);
     return event.raw;

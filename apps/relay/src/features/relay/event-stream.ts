@@ -1,10 +1,11 @@
-import type { ServerResponse } from 'node:http';
 import { AppError } from '@modelgate/errors';
 import { drainedOrClosed } from '@modelgate/http';
 import { classifyUpstreamError, UpstreamFailure, type UpstreamResponse } from '../upstream/client';
 import { type SseEvent, SseParser } from '../upstream/sse';
 import type { ChatUsage } from '../../providers/chat';
+import { jsonObjectIn, objectOf } from '../../providers/json';
 import type { Delivery, DeliveryContext } from './relay-call';
+import { maskUpstreamText } from './upstream-errors';
 
 /** What a dialect does with the events of one upstream stream. */
 export interface StreamDialect {
@@ -29,11 +30,29 @@ export interface BilledStreamDialect extends StreamDialect {
   billedUsage(cut: boolean): ChatUsage;
 }
 
+/** An upstream event that is malformed or reports a failure; its message is masked before a client sees it. */
 export class StreamEventError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'StreamEventError';
   }
+}
+
+export function malformedEvent(): StreamEventError {
+  return new StreamEventError('the upstream sent a malformed event');
+}
+
+/** An event's data as a JSON object; StreamEventError when it is anything else. */
+export function eventObjectOf(data: string): Record<string, unknown> {
+  const parsed = jsonObjectIn(data);
+  if (!parsed) throw malformedEvent();
+  return parsed;
+}
+
+/** The failure an in-stream error reports (an object with a `message`, or a bare message), in the upstream's words. */
+export function reportedStreamError(error: unknown): StreamEventError {
+  const message = typeof error === 'string' ? error : objectOf(error).message;
+  return new StreamEventError(typeof message === 'string' ? `upstream error: ${message}` : 'the upstream reported an error');
 }
 
 export interface StreamResult {
@@ -62,15 +81,14 @@ function failureOf(err: unknown): AppError {
 /**
  * Relays an upstream SSE body event by event. The client's response starts with the first event,
  * so a failure before it is thrown (and may be retried on another channel); after it, failures end
- * the stream with the dialect's error event. While the client cannot take more, the upstream body
- * is paused, so a slow reader slows the upstream and memory stays bounded.
+ * the stream with the dialect's error event. Either way an upstream's words are masked (docs/api.md
+ * 1.3). While the client cannot take more, the upstream body is paused, so a slow reader slows the
+ * upstream and memory stays bounded.
  */
 export function relayEventStream(
   upstream: UpstreamResponse,
-  res: ServerResponse,
-  signal: AbortSignal,
+  { res, signal, startedAt, channel }: DeliveryContext,
   dialect: StreamDialect,
-  startedAt: number,
 ): Promise<StreamResult> {
   const body = upstream.body;
   const parser = new SseParser();
@@ -109,10 +127,11 @@ export function relayEventStream(
       // The rest of the body (normally nothing after [DONE]) is drained so the connection is reused.
       resolve(result);
     };
-    const fail = (err: unknown) => {
+    const fail = (thrown: unknown) => {
       if (finished) return;
       finished = true;
       body.destroy();
+      const err = thrown instanceof StreamEventError ? new StreamEventError(maskUpstreamText(thrown.message, channel)) : thrown;
       if (signal.aborted) {
         result.clientAborted = true;
         resolve(result);
@@ -168,7 +187,7 @@ export function relayEventStream(
  * was generated, one that generated nothing costs nothing.
  */
 export async function deliverEventStream(upstream: UpstreamResponse, context: DeliveryContext, dialect: BilledStreamDialect): Promise<Delivery> {
-  const result = await relayEventStream(upstream, context.res, context.signal, dialect, context.startedAt);
+  const result = await relayEventStream(upstream, context, dialect);
   const cut = result.clientAborted || result.failure !== undefined;
   const usage = dialect.billedUsage(cut);
   return {

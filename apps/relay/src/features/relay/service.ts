@@ -155,7 +155,9 @@ export class RelayService {
       if (!channel.autoBan) this.deps.channels.coolDown(channel.id);
       return relayed;
     }
-    if (status !== 429 && status < 500) throw relayed;
+    // A client error is this request's own; a redirect (a base URL that moved), like a server error,
+    // is the channel's failure, retried elsewhere and never relayed as is.
+    if (status >= 400 && status < 500 && status !== 429) throw relayed;
     this.deps.channels.coolDown(channel.id);
     return status === 429 ? relayed : new AppError('upstream_error', `the upstream failed on every attempt (last: HTTP ${status})`);
   }

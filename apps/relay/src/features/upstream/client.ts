@@ -1,4 +1,5 @@
 import { Agent, type Dispatcher } from 'undici';
+import { isJsonObject } from '../../providers/json';
 
 export interface UpstreamTimeouts {
   connectMs: number;
@@ -99,3 +100,15 @@ export async function readBody(response: UpstreamResponse, signal: AbortSignal):
   return only && chunks.length === 1 ? only : Buffer.concat(chunks);
 }
 
+
+/** A whole 2xx answer that must be a JSON object; UpstreamFailure('other') when it is not one. */
+export function answerObjectOf(raw: Buffer): Record<string, unknown> {
+  let answer: unknown;
+  try {
+    answer = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new UpstreamFailure('other', 'the upstream answered with invalid JSON');
+  }
+  if (!isJsonObject(answer)) throw new UpstreamFailure('other', 'the upstream answered with an unexpected body');
+  return answer;
+}

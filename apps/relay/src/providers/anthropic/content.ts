@@ -1,5 +1,6 @@
 import { dataUrlContent } from '../media';
-import { isJsonObject } from '../json';
+import { toolArgumentsOf } from '../json';
+import { alternatingTurns } from '../turns';
 import { AppError } from '@modelgate/errors';
 import type { ChatMessage, ContentPart, ImageSource, InlineImageSource, PartExtras } from '../chat';
 import { type MediaSource, type MessageParam, type RequestBlock } from './wire';
@@ -30,19 +31,6 @@ function documentSourceOf(source: ImageSource | InlineImageSource): MediaSource 
     return { type: 'text', media_type: 'text/plain', data: Buffer.from(media.data, 'base64').toString('utf8') };
   }
   return media;
-}
-
-/** A tool call's `arguments` JSON text as Anthropic's `input` object ('' stands for no arguments). */
-function toolInputOf(args: string): Record<string, unknown> {
-  if (args.trim() === '') return {};
-  let input: unknown;
-  try {
-    input = JSON.parse(args);
-  } catch {
-    throw invalidContent('the arguments of an assistant tool call are not valid JSON');
-  }
-  if (!isJsonObject(input)) throw invalidContent('the arguments of an assistant tool call must be a JSON object');
-  return input;
 }
 
 /** A tool result's content: a string when it is one plain text, else its blocks; omitted when empty. */
@@ -79,7 +67,7 @@ function blockOf(part: ContentPart): RequestBlock | undefined {
     case 'redacted_reasoning':
       return { type: 'redacted_thinking', data: part.data };
     case 'tool_call':
-      return { ...part.extras, type: 'tool_use', id: part.id, name: part.name, input: toolInputOf(part.arguments) };
+      return { ...part.extras, type: 'tool_use', id: part.id, name: part.name, input: toolArgumentsOf(part) };
     case 'tool_result': {
       const content = toolResultContentOf(part.content);
       return {
@@ -110,19 +98,11 @@ export function systemOf(parts: ContentPart[]): string | RequestBlock[] | undefi
 
 /**
  * The turns as Anthropic requires them: strictly alternating user and assistant messages, tool
- * results inside the user turn right after the assistant's tool calls. Consecutive turns of one
- * role (a tool message per result, then the user's next words) are merged in order; turns left
- * without a block are skipped.
+ * results inside the user turn right after the assistant's tool calls.
  */
 export function messagesOf(messages: ChatMessage[]): MessageParam[] {
-  const turns: MessageParam[] = [];
-  for (const message of messages) {
-    const content = blocksOf(message.content);
-    if (content.length === 0) continue;
-    const role = message.role === 'assistant' ? 'assistant' : 'user';
-    const previous = turns.at(-1);
-    if (previous?.role === role) previous.content.push(...content);
-    else turns.push({ role, content });
-  }
-  return turns;
+  return alternatingTurns(messages, (message) => blocksOf(message.content)).map(({ assistant, items }) => ({
+    role: assistant ? 'assistant' : 'user',
+    content: items,
+  }));
 }

@@ -1,4 +1,4 @@
-import { isJsonObject } from '../json';
+import { isJsonObject, jsonObjectIn } from '../json';
 import type { UpstreamError } from '../provider';
 
 /**
@@ -33,13 +33,8 @@ const QUOTA_EXHAUSTED_TEXT = /credit balance is too low|reached your specified (
 
 /** `{"type": "error", "error": {"type", "message"}}`, or undefined when the body is not one. */
 export function anthropicErrorOf(body: Buffer): UpstreamError | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body.toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  if (!isJsonObject(parsed) || !isJsonObject(parsed.error)) return undefined;
+  const parsed = jsonObjectIn(body.toString('utf8'));
+  if (!parsed || !isJsonObject(parsed.error)) return undefined;
   const { type, message, details } = parsed.error;
   const error: UpstreamError = {};
   if (typeof message === 'string') error.message = message;

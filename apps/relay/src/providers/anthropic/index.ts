@@ -1,5 +1,6 @@
 import { CHANNEL_TYPE, CHANNEL_TYPES } from '@modelgate/schemas';
 import type { Provider } from '../provider';
+import { jsonPost } from '../upstream-call';
 import { anthropicDisablingReason, anthropicErrorOf } from './errors';
 import { messagesRequestOf } from './request';
 import { chatResponseOf } from './response';
@@ -10,11 +11,7 @@ const facts = CHANNEL_TYPES[CHANNEL_TYPE.anthropic];
 /** Channel type 14: Anthropic's Messages API (docs/api.md 2.6). It has no embeddings. */
 export const anthropicProvider: Provider = {
   facts,
-  chatRequest: (channel, upstreamModel, request) => ({
-    path: `${channel.pathPrefix}/v1/messages`,
-    headers: { ...facts.authHeaders(channel.key), 'content-type': 'application/json' },
-    body: JSON.stringify(messagesRequestOf(upstreamModel, request)),
-  }),
+  chatRequest: (channel, upstreamModel, request) => jsonPost(facts, channel, '/v1/messages', JSON.stringify(messagesRequestOf(upstreamModel, request))),
   chatResponse: chatResponseOf,
   chatStream: anthropicStreamDecoder,
   errorOf: anthropicErrorOf,

@@ -1,6 +1,7 @@
 import { isJsonObject } from '../json';
 import { UpstreamFailure } from '../../features/upstream/client';
 import type { ChatResponse, ContentPart, FinishReason } from '../chat';
+import { nowSeconds } from '../time';
 import { chatUsageOf } from './usage';
 
 /**
@@ -19,10 +20,6 @@ const FINISH_REASONS = new Map<string, FinishReason>([
 
 export function finishReasonOf(stopReason: string): FinishReason {
   return FINISH_REASONS.get(stopReason) ?? 'stop';
-}
-
-export function nowSeconds(): number {
-  return Math.floor(Date.now() / 1000);
 }
 
 function unexpectedBody(): UpstreamFailure {

@@ -1,47 +1,44 @@
 import { isJsonObject } from '../json';
-import { StreamEventError } from '../../features/relay/event-stream';
+import { eventObjectOf, malformedEvent, reportedStreamError } from '../../features/relay/event-stream';
 import type { SseEvent } from '../../features/upstream/sse';
 import type { ChatStreamEvent } from '../chat';
 import type { ChatStreamDecoder } from '../provider';
-import { finishReasonOf, nowSeconds } from './response';
+import { nowSeconds } from '../time';
+import { finishReasonOf } from './response';
 import { type AnthropicUsage, partialUsageOf } from './usage';
 
 /** Anthropic answers with one choice. */
 const CHOICE = 0;
 
-const USAGE_FIELDS = ['input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'] as const;
-
-function malformed(): StreamEventError {
-  return new StreamEventError('the upstream sent a malformed event');
-}
-
-function eventOf(data: string): Record<string, unknown> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(data);
-  } catch {
-    throw malformed();
-  }
-  if (!isJsonObject(parsed)) throw malformed();
-  return parsed;
-}
+/**
+ * What message_start's usage reports for good: the prompt side. Its `output_tokens` is a
+ * placeholder (the answer has not begun); taken as a count, a stream that ends before
+ * message_delta would be charged that placeholder instead of what it delivered (docs/api.md 2.5).
+ */
+const PROMPT_USAGE_FIELDS = ['input_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'] as const;
+const USAGE_FIELDS = [...PROMPT_USAGE_FIELDS, 'output_tokens'] as const;
 
 /** A field of an event that must be a record. */
 function recordIn(event: Record<string, unknown>, key: string): Record<string, unknown> {
   const value = event[key];
-  if (!isJsonObject(value)) throw malformed();
+  if (!isJsonObject(value)) throw malformedEvent();
   return value;
 }
 
 function stringIn(record: Record<string, unknown>, key: string): string {
   const value = record[key];
-  if (typeof value !== 'string') throw malformed();
+  if (typeof value !== 'string') throw malformedEvent();
   return value;
+}
+
+/** A text or reasoning piece as an event; an empty piece is none. */
+function pieceEvents(type: 'text' | 'reasoning', text: string): ChatStreamEvent[] {
+  return text === '' ? [] : [{ type, choice: CHOICE, text }];
 }
 
 function blockIndexOf(event: Record<string, unknown>): number {
   const index = event.index;
-  if (typeof index !== 'number') throw malformed();
+  if (typeof index !== 'number') throw malformedEvent();
   return index;
 }
 
@@ -63,12 +60,12 @@ class AnthropicStreamDecoder implements ChatStreamDecoder {
 
   decode(event: SseEvent): ChatStreamEvent[] {
     if (event.data === null) return [];
-    const data = eventOf(event.data);
+    const data = eventObjectOf(event.data);
     switch (data.type) {
       case 'message_start': {
         const message = recordIn(data, 'message');
         const start: ChatStreamEvent = { type: 'start', id: stringIn(message, 'id'), created: nowSeconds() };
-        return isJsonObject(message.usage) ? [start, this.usageEvent(message.usage)] : [start];
+        return isJsonObject(message.usage) ? [start, this.usageEvent(message.usage, PROMPT_USAGE_FIELDS)] : [start];
       }
       case 'content_block_start':
         return this.blockStart(blockIndexOf(data), recordIn(data, 'content_block'));
@@ -78,16 +75,14 @@ class AnthropicStreamDecoder implements ChatStreamDecoder {
         const stopReason = recordIn(data, 'delta').stop_reason;
         const events: ChatStreamEvent[] =
           typeof stopReason === 'string' ? [{ type: 'finish', choice: CHOICE, reason: finishReasonOf(stopReason) }] : [];
-        if (isJsonObject(data.usage)) events.push(this.usageEvent(data.usage));
+        if (isJsonObject(data.usage)) events.push(this.usageEvent(data.usage, USAGE_FIELDS));
         return events;
       }
       case 'message_stop':
         this.finished = true;
         return [];
-      case 'error': {
-        const message = isJsonObject(data.error) ? data.error.message : undefined;
-        throw new StreamEventError(typeof message === 'string' ? `upstream error: ${message}` : 'the upstream reported an error');
-      }
+      case 'error':
+        throw reportedStreamError(data.error);
       default:
         // ping, content_block_stop, and event types added later
         return [];
@@ -96,14 +91,11 @@ class AnthropicStreamDecoder implements ChatStreamDecoder {
 
   private blockStart(blockIndex: number, block: Record<string, unknown>): ChatStreamEvent[] {
     switch (block.type) {
-      case 'text': {
-        const text = stringIn(block, 'text');
-        return text === '' ? [] : [{ type: 'text', choice: CHOICE, text }];
-      }
+      case 'text':
+        return pieceEvents('text', stringIn(block, 'text'));
       case 'thinking': {
-        const text = stringIn(block, 'thinking');
         const signature = typeof block.signature === 'string' ? block.signature : '';
-        const events: ChatStreamEvent[] = text === '' ? [] : [{ type: 'reasoning', choice: CHOICE, text }];
+        const events = pieceEvents('reasoning', stringIn(block, 'thinking'));
         if (signature !== '') events.push({ type: 'reasoning_signature', choice: CHOICE, signature });
         return events;
       }
@@ -124,14 +116,10 @@ class AnthropicStreamDecoder implements ChatStreamDecoder {
 
   private blockDelta(blockIndex: number, delta: Record<string, unknown>): ChatStreamEvent[] {
     switch (delta.type) {
-      case 'text_delta': {
-        const text = stringIn(delta, 'text');
-        return text === '' ? [] : [{ type: 'text', choice: CHOICE, text }];
-      }
-      case 'thinking_delta': {
-        const text = stringIn(delta, 'thinking');
-        return text === '' ? [] : [{ type: 'reasoning', choice: CHOICE, text }];
-      }
+      case 'text_delta':
+        return pieceEvents('text', stringIn(delta, 'text'));
+      case 'thinking_delta':
+        return pieceEvents('reasoning', stringIn(delta, 'thinking'));
       case 'signature_delta':
         return [{ type: 'reasoning_signature', choice: CHOICE, signature: stringIn(delta, 'signature') }];
       case 'input_json_delta': {
@@ -146,8 +134,8 @@ class AnthropicStreamDecoder implements ChatStreamDecoder {
     }
   }
 
-  private usageEvent(reported: Record<string, unknown>): ChatStreamEvent {
-    for (const field of USAGE_FIELDS) {
+  private usageEvent(reported: Record<string, unknown>, fields: readonly (keyof AnthropicUsage)[]): ChatStreamEvent {
+    for (const field of fields) {
       const value = reported[field];
       if (value !== undefined && value !== null) this.usage[field] = value;
     }

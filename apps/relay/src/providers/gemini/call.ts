@@ -1,13 +1,20 @@
 import { CHANNEL_TYPE, CHANNEL_TYPES } from '@modelgate/schemas';
 import type { UpstreamCall, UpstreamTarget } from '../provider';
+import { jsonPost } from '../upstream-call';
 
 export const GEMINI_FACTS = CHANNEL_TYPES[CHANNEL_TYPE.gemini];
 
+/** `/v1beta/models/{model}:{method}`, the method with its query string where it needs one. */
+export function geminiMethodPath(upstreamModel: string, method: string): string {
+  return `/v1beta/models/${encodeURIComponent(upstreamModel)}:${method}`;
+}
+
+/** The generateContent method of a whole or a streamed answer (SSE, as every relayed stream is). */
+export function generateContentMethod(stream: boolean): string {
+  return stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
+}
+
 /** `POST {prefix}/v1beta/models/{model}:{method}` with the channel's key and a JSON body. */
 export function geminiCall(channel: UpstreamTarget, upstreamModel: string, method: string, body: unknown): UpstreamCall {
-  return {
-    path: `${channel.pathPrefix}/v1beta/models/${encodeURIComponent(upstreamModel)}:${method}`,
-    headers: { ...GEMINI_FACTS.authHeaders(channel.key), 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  };
+  return jsonPost(GEMINI_FACTS, channel, geminiMethodPath(upstreamModel, method), JSON.stringify(body));
 }

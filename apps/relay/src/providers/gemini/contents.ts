@@ -1,4 +1,5 @@
-import { isJsonObject } from '../json';
+import { isJsonObject, toolArgumentsOf } from '../json';
+import { alternatingTurns } from '../turns';
 import { AppError } from '@modelgate/errors';
 import type { ChatMessage, ContentPart } from '../chat';
 import { DEFAULT_FILE_MIME, DEFAULT_IMAGE_MIME, mediaPart } from './media';
@@ -12,19 +13,6 @@ const SKIP_SIGNATURE_VALIDATION = 'skip_thought_signature_validator';
 
 function invalidMessages(message: string): AppError {
   return new AppError('invalid_request', `messages: ${message}`, { param: 'messages' });
-}
-
-/** `functionCall.args` is a JSON object; OpenAI clients send '' for a call without arguments. */
-function argsOf(call: { name: string; arguments: string }): Record<string, unknown> {
-  if (call.arguments.trim() === '') return {};
-  let args: unknown;
-  try {
-    args = JSON.parse(call.arguments);
-  } catch {
-    throw invalidMessages(`the arguments of tool call "${call.name}" are not valid JSON`);
-  }
-  if (!isJsonObject(args)) throw invalidMessages(`the arguments of tool call "${call.name}" are not a JSON object`);
-  return args;
 }
 
 function textOf(parts: ContentPart[]): string {
@@ -62,7 +50,7 @@ function partsOf(message: ChatMessage, names: Map<string, string>): GeminiPart[]
         break;
       case 'tool_call': {
         names.set(part.id, part.name);
-        const call: GeminiPart = { functionCall: { name: part.name, args: argsOf(part) } };
+        const call: GeminiPart = { functionCall: { name: part.name, args: toolArgumentsOf(part) } };
         if (carried !== undefined) call.thoughtSignature = carried;
         parts.push(call);
         break;
@@ -102,21 +90,15 @@ function partsOf(message: ChatMessage, names: Map<string, string>): GeminiPart[]
 
 /**
  * The conversation as Gemini `contents`: assistant turns have role `model`, user and tool turns
- * role `user`; consecutive turns of one role are merged (tool results and the user's next words go
- * out as one turn, as Gemini expects) and empty turns are left out.
+ * role `user`, one turn per side in alternation (tool results and the user's next words go out as
+ * one turn, as Gemini expects).
  */
 export function contentsOf(messages: ChatMessage[]): GeminiContent[] {
   const names = new Map<string, string>();
-  const contents: GeminiContent[] = [];
-  for (const message of messages) {
-    const parts = partsOf(message, names);
-    if (parts.length === 0) continue;
-    const role = message.role === 'assistant' ? 'model' : 'user';
-    const last = contents.at(-1);
-    if (last?.role === role) last.parts.push(...parts);
-    else contents.push({ role, parts });
-  }
-  return contents;
+  return alternatingTurns(messages, (message) => partsOf(message, names)).map(({ assistant, items }) => ({
+    role: assistant ? 'model' : 'user',
+    parts: items,
+  }));
 }
 
 /** System and developer instructions (text parts) as `systemInstruction`, undefined when empty. */

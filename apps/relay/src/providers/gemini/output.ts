@@ -15,7 +15,7 @@ export type OutputPiece =
  * always carries it on reasoning that precedes what it belongs to. Unknown parts (code execution,
  * generated files) are skipped.
  */
-export function piecesOf(part: unknown): OutputPiece[] {
+function piecesOf(part: unknown): OutputPiece[] {
   if (!isJsonObject(part)) return [];
   const pieces: OutputPiece[] = [];
   const signature = typeof part.thoughtSignature === 'string' && part.thoughtSignature !== '' ? part.thoughtSignature : undefined;
@@ -41,14 +41,34 @@ export function piecesOf(part: unknown): OutputPiece[] {
 }
 
 /** A candidate's parts, or none when it has no content (a filtered candidate has none). */
-export function partsOfCandidate(candidate: Record<string, unknown>): unknown[] {
+function partsOfCandidate(candidate: Record<string, unknown>): unknown[] {
   const content = candidate.content;
   return isJsonObject(content) && Array.isArray(content.parts) ? content.parts : [];
 }
 
-/** The choice a candidate is: its `index`, else its place in the list. */
-export function choiceIndexOf(candidate: Record<string, unknown>, position: number): number {
-  return typeof candidate.index === 'number' ? candidate.index : position;
+/** One candidate, as the answer and the stream both read it. */
+export interface CandidateOutput {
+  /** The choice it is: its `index`, else its place in the list. */
+  choice: number;
+  pieces: OutputPiece[];
+  /** Gemini's `finishReason` as sent (absent until the candidate is done). */
+  finishReason: unknown;
+}
+
+/** The candidates of a (partial) GenerateContentResponse, in order; undefined when they are malformed. */
+export function candidatesOf(response: Record<string, unknown>): CandidateOutput[] | undefined {
+  const candidates = response.candidates ?? [];
+  if (!Array.isArray(candidates)) return undefined;
+  const outputs: CandidateOutput[] = [];
+  for (const [position, candidate] of (candidates as unknown[]).entries()) {
+    if (!isJsonObject(candidate)) return undefined;
+    outputs.push({
+      choice: typeof candidate.index === 'number' ? candidate.index : position,
+      pieces: partsOfCandidate(candidate).flatMap((part) => piecesOf(part)),
+      finishReason: candidate.finishReason,
+    });
+  }
+  return outputs;
 }
 
 /** Gemini refused the prompt itself: no candidates, a `promptFeedback.blockReason` instead. */
@@ -84,9 +104,4 @@ export function generatedCallId(responseId: string, index: number): string {
 /** The answer's id: Gemini's `responseId`, undefined when it sent none. */
 export function responseIdOf(response: Record<string, unknown>): string | undefined {
   return typeof response.responseId === 'string' && response.responseId !== '' ? response.responseId : undefined;
-}
-
-/** Epoch seconds. */
-export function nowSeconds(): number {
-  return Math.floor(Date.now() / 1000);
 }

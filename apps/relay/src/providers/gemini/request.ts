@@ -1,6 +1,6 @@
 import type { ChatRequest, ReasoningRequest, ToolChoice, ToolDefinition } from '../chat';
 import type { UpstreamCall, UpstreamTarget } from '../provider';
-import { geminiCall } from './call';
+import { generateContentMethod, geminiCall } from './call';
 import { contentsOf, systemInstructionOf } from './contents';
 
 /**
@@ -70,5 +70,5 @@ export function chatRequest(channel: UpstreamTarget, upstreamModel: string, requ
   }
   const generationConfig = generationConfigOf(request);
   if (generationConfig) body.generationConfig = generationConfig;
-  return geminiCall(channel, upstreamModel, request.stream ? 'streamGenerateContent?alt=sse' : 'generateContent', body);
+  return geminiCall(channel, upstreamModel, generateContentMethod(request.stream), body);
 }

@@ -2,17 +2,8 @@ import { isJsonObject } from '../json';
 import { randomUUID } from 'node:crypto';
 import { UpstreamFailure } from '../../features/upstream/client';
 import type { ChatChoice, ChatResponse, ContentPart } from '../chat';
-import {
-  choiceIndexOf,
-  finishReasonOf,
-  generatedCallId,
-  nowSeconds,
-  type OutputPiece,
-  partsOfCandidate,
-  piecesOf,
-  promptBlocked,
-  responseIdOf,
-} from './output';
+import { nowSeconds } from '../time';
+import { candidatesOf, finishReasonOf, generatedCallId, type OutputPiece, promptBlocked, responseIdOf } from './output';
 import { usageOf } from './usage';
 
 function malformed(): UpstreamFailure {
@@ -46,23 +37,16 @@ function appendPiece(content: ContentPart[], piece: OutputPiece, callId: () => s
  */
 export function chatResponse(body: unknown): ChatResponse {
   if (!isJsonObject(body)) throw malformed();
-  const candidates = body.candidates ?? [];
-  if (!Array.isArray(candidates)) throw malformed();
+  const candidates = candidatesOf(body);
+  if (!candidates) throw malformed();
   const id = responseIdOf(body) ?? randomUUID();
   let calls = 0;
   const callId = () => generatedCallId(id, calls++);
-  const choices: ChatChoice[] = candidates.map((candidate: unknown, position) => {
-    if (!isJsonObject(candidate)) throw malformed();
+  const choices: ChatChoice[] = candidates.map(({ choice, pieces, finishReason }) => {
     const content: ContentPart[] = [];
-    for (const part of partsOfCandidate(candidate)) {
-      for (const piece of piecesOf(part)) appendPiece(content, piece, callId);
-    }
+    for (const piece of pieces) appendPiece(content, piece, callId);
     const calledTool = content.some((part) => part.type === 'tool_call');
-    return {
-      index: choiceIndexOf(candidate, position),
-      content,
-      finishReason: finishReasonOf(candidate.finishReason, calledTool),
-    };
+    return { index: choice, content, finishReason: finishReasonOf(finishReason, calledTool) };
   });
   if (choices.length === 0) {
     choices.push({ index: 0, content: [], finishReason: promptBlocked(body) ? 'content_filter' : 'stop' });

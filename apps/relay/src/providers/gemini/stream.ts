@@ -1,25 +1,11 @@
-import { isJsonObject } from '../json';
 import { randomUUID } from 'node:crypto';
-import { StreamEventError } from '../../features/relay/event-stream';
+import { eventObjectOf, malformedEvent, reportedStreamError } from '../../features/relay/event-stream';
 import type { SseEvent } from '../../features/upstream/sse';
 import type { ChatStreamEvent } from '../chat';
 import type { ChatStreamDecoder } from '../provider';
-import {
-  choiceIndexOf,
-  finishReasonOf,
-  generatedCallId,
-  nowSeconds,
-  type OutputPiece,
-  partsOfCandidate,
-  piecesOf,
-  promptBlocked,
-  responseIdOf,
-} from './output';
+import { nowSeconds } from '../time';
+import { candidatesOf, finishReasonOf, generatedCallId, type OutputPiece, promptBlocked, responseIdOf } from './output';
 import { usageOf } from './usage';
-
-function malformed(): StreamEventError {
-  return new StreamEventError('the upstream sent a malformed event');
-}
 
 /**
  * `streamGenerateContent?alt=sse`: every event is a partial GenerateContentResponse. Function calls
@@ -35,19 +21,10 @@ export class GeminiStreamDecoder implements ChatStreamDecoder {
 
   decode(event: SseEvent): ChatStreamEvent[] {
     if (event.data === null) return [];
-    let chunk: unknown;
-    try {
-      chunk = JSON.parse(event.data);
-    } catch {
-      throw malformed();
-    }
-    if (!isJsonObject(chunk)) throw malformed();
-    if (chunk.error !== undefined) {
-      const message = isJsonObject(chunk.error) ? chunk.error.message : undefined;
-      throw new StreamEventError(typeof message === 'string' ? `upstream error: ${message}` : 'the upstream reported an error');
-    }
-    const candidates = chunk.candidates ?? [];
-    if (!Array.isArray(candidates)) throw malformed();
+    const chunk = eventObjectOf(event.data);
+    if (chunk.error !== undefined && chunk.error !== null) throw reportedStreamError(chunk.error);
+    const candidates = candidatesOf(chunk);
+    if (!candidates) throw malformedEvent();
 
     const events: ChatStreamEvent[] = [];
     const id = this.id ?? responseIdOf(chunk) ?? randomUUID();
@@ -55,15 +32,11 @@ export class GeminiStreamDecoder implements ChatStreamDecoder {
       this.id = id;
       events.push({ type: 'start', id, created: nowSeconds() });
     }
-    for (const [position, candidate] of (candidates as unknown[]).entries()) {
-      if (!isJsonObject(candidate)) throw malformed();
-      const choice = choiceIndexOf(candidate, position);
-      for (const part of partsOfCandidate(candidate)) {
-        for (const piece of piecesOf(part)) events.push(this.eventOf(piece, choice, id));
-      }
-      if (typeof candidate.finishReason === 'string') {
+    for (const { choice, pieces, finishReason } of candidates) {
+      for (const piece of pieces) events.push(this.eventOf(piece, choice, id));
+      if (typeof finishReason === 'string') {
         const calledTool = (this.toolCalls.get(choice) ?? 0) > 0;
-        events.push({ type: 'finish', choice, reason: finishReasonOf(candidate.finishReason, calledTool) });
+        events.push({ type: 'finish', choice, reason: finishReasonOf(finishReason, calledTool) });
       }
     }
     if (candidates.length === 0 && promptBlocked(chunk)) {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { UpstreamFailure } from '../../features/upstream/client';
 import type { ChatChoice, ChatResponse, ChatUsage, ContentPart, FinishReason } from '../chat';
 import { isJsonObject } from '../json';
+import { nowSeconds } from '../time';
 import { usageFromOpenAI, usageToOpenAI } from './usage';
 
 const COMPLETION_ID_PREFIX = 'chatcmpl-';
@@ -18,7 +19,7 @@ export function upstreamIdOf(value: unknown): string {
 
 /** Epoch seconds as the provider stated them, or now. */
 export function createdOf(value: unknown): number {
-  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : Math.floor(Date.now() / 1000);
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : nowSeconds();
 }
 
 const FINISH_REASONS = new Map<string, FinishReason>([

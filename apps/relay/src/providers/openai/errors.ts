@@ -1,16 +1,12 @@
 import type { UpstreamError } from '../provider';
-import { isJsonObject } from '../json';
+import { isJsonObject, jsonObjectIn } from '../json';
 
-/** OpenAI's `{"error": {"message", "type", "param", "code"}}`; some compatible servers send `{"error": "<message>"}`. */
+/**
+ * OpenAI's `{"error": {"message", "type", "param", "code"}}`; some compatible servers send
+ * `{"error": "<message>"}`. Undefined for any other body: the status alone describes it.
+ */
 export function errorOf(body: Buffer): UpstreamError | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body.toString('utf8'));
-  } catch {
-    // not JSON: the status alone describes it
-    return undefined;
-  }
-  const error = isJsonObject(parsed) ? parsed.error : undefined;
+  const error = jsonObjectIn(body.toString('utf8'))?.error;
   if (typeof error === 'string') return { message: error };
   if (!isJsonObject(error)) return undefined;
   const text = (value: unknown) => (typeof value === 'string' ? value : undefined);

@@ -1,13 +1,10 @@
 import { CHANNEL_TYPE, CHANNEL_TYPES } from '@modelgate/schemas';
 import type { UpstreamCall, UpstreamTarget } from '../provider';
+import { jsonPost } from '../upstream-call';
 
 export const OPENAI_FACTS = CHANNEL_TYPES[CHANNEL_TYPE.openai];
 
 /** A JSON POST to an OpenAI-compatible channel: its path prefix, its key as a bearer token. */
 export function openaiCall(channel: UpstreamTarget, path: string, body: Record<string, unknown>): UpstreamCall {
-  return {
-    path: `${channel.pathPrefix}${path}`,
-    headers: { ...OPENAI_FACTS.authHeaders(channel.key), 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  };
+  return jsonPost(OPENAI_FACTS, channel, path, JSON.stringify(body));
 }

@@ -41,7 +41,7 @@ export function completeUsage(
     total_tokens: count(usage.total_tokens) ?? promptTokens + completionTokens,
     prompt_tokens_details: {
       ...promptDetails,
-      cached_tokens: count(promptDetails.cached_tokens) ?? 0,
+      cached_tokens: cachedCount(usage) ?? 0,
       text_tokens: count(promptDetails.text_tokens) ?? Math.max(0, promptTokens - promptAudio - promptImage),
       audio_tokens: promptAudio,
       image_tokens: promptImage,
@@ -55,25 +55,33 @@ export function completeUsage(
   };
 }
 
+/** Cached prompt tokens: OpenAI's `prompt_tokens_details.cached_tokens`, DeepSeek's `prompt_cache_hit_tokens`. */
+function cachedCount(usage: Record<string, unknown>): number | undefined {
+  return count(objectOf(usage.prompt_tokens_details).cached_tokens) ?? count(usage.prompt_cache_hit_tokens);
+}
+
+/** The internal counts of a usage whose totals are known; details larger than their total are cut to it. */
+function chatUsageWith(usage: Record<string, unknown>, promptTokens: number, completionTokens: number): ChatUsage {
+  const reasoningTokens = count(objectOf(usage.completion_tokens_details).reasoning_tokens) ?? 0;
+  return {
+    promptTokens,
+    completionTokens,
+    cachedTokens: Math.min(cachedCount(usage) ?? 0, promptTokens),
+    cacheWriteTokens: 0,
+    reasoningTokens: Math.min(reasoningTokens, completionTokens),
+  };
+}
+
 /**
  * An OpenAI `usage` object in the internal form, or undefined when it lacks a believable prompt or
- * completion count (the relay then counts itself). DeepSeek reports cache hits as
- * `prompt_cache_hit_tokens`; details larger than their total are cut to it.
+ * completion count (the relay then counts itself).
  */
 export function usageFromOpenAI(upstream: unknown): ChatUsage | undefined {
   const usage = objectOf(upstream);
   const promptTokens = count(usage.prompt_tokens);
   const completionTokens = count(usage.completion_tokens);
   if (promptTokens === undefined || completionTokens === undefined) return undefined;
-  const cachedTokens = count(objectOf(usage.prompt_tokens_details).cached_tokens) ?? count(usage.prompt_cache_hit_tokens) ?? 0;
-  const reasoningTokens = count(objectOf(usage.completion_tokens_details).reasoning_tokens) ?? 0;
-  return {
-    promptTokens,
-    completionTokens,
-    cachedTokens: Math.min(cachedTokens, promptTokens),
-    cacheWriteTokens: 0,
-    reasoningTokens: Math.min(reasoningTokens, completionTokens),
-  };
+  return chatUsageWith(usage, promptTokens, completionTokens);
 }
 
 /**
@@ -90,15 +98,12 @@ export function usageToOpenAI(usage: ChatUsage): CompletionUsage {
   return completeUsage(reported, () => usage.promptTokens, () => usage.completionTokens);
 }
 
-/** The counts a completed `usage` is charged by (docs/api.md 2.11); OpenAI reports no cache writes. */
+/**
+ * The counts a completed `usage` is charged by (docs/api.md 2.11), read by the rules of
+ * usageFromOpenAI; OpenAI reports no cache writes.
+ */
 export function chargedUsageOf(usage: CompletionUsage): ChatUsage {
-  return {
-    promptTokens: usage.prompt_tokens,
-    completionTokens: usage.completion_tokens,
-    cachedTokens: usage.prompt_tokens_details.cached_tokens,
-    cacheWriteTokens: 0,
-    reasoningTokens: usage.completion_tokens_details.reasoning_tokens,
-  };
+  return chatUsageWith(usage, usage.prompt_tokens, usage.completion_tokens);
 }
 
 /** Text of every choice of a completion (or chunk), for counting when the upstream sent no usage. */
