@@ -14,6 +14,12 @@ describe('SseParser', () => {
   it('returns a last event that lacks its blank line when the stream ends', () => {
     const parser = new SseParser();
     expect(parser.push(Buffer.from('data: [DONE]'))).toEqual([]);
-    expect(parser.end()).toEqual([{ raw: 'data: [DONE]', data: '[DONE]' }]);
+    expect(parser.end()).toEqual([{ raw: 'data: [DONE]', data: '[DONE]', event: null }]);
+  });
+
+  it('reads the event name Anthropic and the Responses API put on every event', () => {
+    const parser = new SseParser();
+    const events = parser.push(Buffer.from('event: message_start\ndata: {"type":"message_start"}\n\nevent:ping\ndata: {}\n\n'));
+    expect(events.map((e) => e.event)).toEqual(['message_start', 'ping']);
   });
 });

@@ -14,7 +14,7 @@ export type ProviderDialect = 'openai' | 'anthropic' | 'gemini';
  * The client-facing operations of the relay (docs/api.md 2.1-2.10). A channel serves a surface
  * natively (same dialect: passed through) or through the internal chat form (translated).
  */
-export type RelaySurface = 'completions' | 'chat' | 'embeddings' | 'gemini';
+export type RelaySurface = 'completions' | 'chat' | 'embeddings' | 'gemini' | 'messages' | 'responses';
 
 /** A channel's optional `settings` object (docs/api.md 3.3). */
 export interface ChannelSettings {
@@ -48,7 +48,7 @@ export const CHANNEL_TYPES: Readonly<Record<ChannelType, ChannelTypeFacts>> = {
     label: 'OpenAI-compatible',
     dialect: 'openai',
     defaultBaseUrl: 'https://api.openai.com',
-    surfaces: ['completions', 'chat', 'embeddings'],
+    surfaces: ['completions', 'chat', 'embeddings', 'messages', 'responses'],
     settings: ['responses'],
     authHeaders: (key) => ({ authorization: `Bearer ${key}` }),
     testRequest: (model) => ({
@@ -61,7 +61,7 @@ export const CHANNEL_TYPES: Readonly<Record<ChannelType, ChannelTypeFacts>> = {
     label: 'Anthropic',
     dialect: 'anthropic',
     defaultBaseUrl: 'https://api.anthropic.com',
-    surfaces: ['chat'],
+    surfaces: ['chat', 'messages', 'responses'],
     settings: [],
     authHeaders: (key) => ({ 'x-api-key': key, 'anthropic-version': ANTHROPIC_VERSION }),
     testRequest: (model) => ({
@@ -74,7 +74,7 @@ export const CHANNEL_TYPES: Readonly<Record<ChannelType, ChannelTypeFacts>> = {
     label: 'Gemini',
     dialect: 'gemini',
     defaultBaseUrl: 'https://generativelanguage.googleapis.com',
-    surfaces: ['gemini', 'chat', 'embeddings'],
+    surfaces: ['gemini', 'chat', 'embeddings', 'messages', 'responses'],
     settings: [],
     authHeaders: (key) => ({ 'x-goog-api-key': key }),
     testRequest: (model) => ({

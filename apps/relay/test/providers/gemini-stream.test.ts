@@ -125,7 +125,7 @@ describe('Gemini stream', () => {
   });
 
   it('reads nothing from an event without data', () => {
-    expect(geminiProvider.chatStream().decode({ raw: ': keep-alive\n\n', data: null })).toEqual([]);
+    expect(geminiProvider.chatStream().decode({ raw: ': keep-alive\n\n', data: null, event: null })).toEqual([]);
   });
 
   it.each<[string, string, string]>([
@@ -136,8 +136,8 @@ describe('Gemini stream', () => {
     ['candidates that are not a list', '{"candidates": 3}', 'the upstream sent a malformed event'],
   ])('fails on %s', (_, data, message) => {
     const decoder = geminiProvider.chatStream();
-    decoder.decode({ raw: '', data: JSON.stringify(chunk([{ text: 'partial' }])) });
-    const decode = () => decoder.decode({ raw: `data: ${data}\r\n\r\n`, data });
+    decoder.decode({ raw: '', data: JSON.stringify(chunk([{ text: 'partial' }])), event: null });
+    const decode = () => decoder.decode({ raw: `data: ${data}\r\n\r\n`, data, event: null });
     expect(decode).toThrow(StreamEventError);
     expect(decode).toThrow(message);
   });

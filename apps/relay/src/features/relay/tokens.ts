@@ -14,11 +14,12 @@ function countTokens(text: string): number {
 }
 
 /**
- * Bytes per token the reservation assumes. o200k averages about 4 UTF-8 bytes per token on prose
- * and about 3 on CJK text and code, so reserving one token per 3 bytes rarely reserves too little
- * (and settlement charges the real count, capped at the balance, when it does).
+ * Bytes per token the reservation assumes: o200k's average on English prose (about 4; code and
+ * JSON nearer 3.5, CJK text 3 to 4). Reserving more than the likely prompt would refuse agents'
+ * 100k-token prompts to users who can pay for them; when the estimate falls short, settlement
+ * still charges the reported count (docs/api.md 2.5).
  */
-const RESERVED_BYTES_PER_TOKEN = 3;
+const RESERVED_BYTES_PER_TOKEN = 4;
 
 /**
  * Above this length a prompt the upstream did not count is charged at 4 characters per token

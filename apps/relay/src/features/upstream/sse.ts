@@ -5,6 +5,8 @@ export interface SseEvent {
   raw: string;
   /** The `data:` lines joined with "\n", or null for an event without data (comments, keep-alives). */
   data: string | null;
+  /** The `event:` line's value (Anthropic and Responses name every event), or null. */
+  event: string | null;
 }
 
 const SEPARATOR = /\r?\n\r?\n/;
@@ -41,10 +43,14 @@ export class SseParser {
 
 function parseEvent(raw: string, body: string): SseEvent {
   let data: string | null = null;
+  let event: string | null = null;
   for (const line of body.split(/\r?\n/)) {
-    if (!line.startsWith('data:')) continue;
-    const value = line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5);
-    data = data === null ? value : `${data}\n${value}`;
+    if (line.startsWith('data:')) {
+      const value = line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5);
+      data = data === null ? value : `${data}\n${value}`;
+    } else if (line.startsWith('event:')) {
+      event = line.charCodeAt(6) === 32 ? line.slice(7) : line.slice(6);
+    }
   }
-  return { raw, data };
+  return { raw, data, event };
 }
