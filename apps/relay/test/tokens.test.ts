@@ -7,13 +7,26 @@ const SAMPLES = {
   chinese: '网关在每次调用之前预留额度，并在上游返回用量之后按实际用量结算。'.repeat(20),
   code: 'export function add(a: number, b: number): number {\n  return a + b;\n}\n'.repeat(20),
   russian: 'Шлюз резервирует квоту перед каждым вызовом и списывает фактическое использование. '.repeat(20),
+  /** What agents send most: tool definitions as JSON. */
+  json: JSON.stringify({
+    name: 'Bash',
+    description: 'Executes a given bash command in a persistent shell session with optional timeout',
+    input_schema: { type: 'object', properties: { command: { type: 'string', description: 'The command to execute' } }, required: ['command'] },
+  }).repeat(10),
 };
 
+const ratio = (text: string) => estimateTextTokens(text) / countPromptTextTokens(text);
+
 describe('prompt token counts', () => {
-  it.each(Object.entries(SAMPLES))('reserves at least the exact count for %s text', (_, text) => {
-    const exact = countPromptTextTokens(text);
-    expect(exact).toBeGreaterThan(0);
-    expect(estimateTextTokens(text)).toBeGreaterThanOrEqual(exact);
+  // The reservation aims at the likely count, not above it: an agent's 100k-token prompt reserved
+  // at 1.4x would refuse users who can pay for it (settlement charges the reported count anyway).
+  it.each(['english', 'chinese', 'code', 'json'] as const)('estimates %s text within 25% of the exact count', (sample) => {
+    expect(ratio(SAMPLES[sample])).toBeGreaterThanOrEqual(0.8);
+    expect(ratio(SAMPLES[sample])).toBeLessThanOrEqual(1.25);
+  });
+
+  it('errs high, not low, on scripts of two UTF-8 bytes per letter', () => {
+    expect(ratio(SAMPLES.russian)).toBeGreaterThan(1);
   });
 
   it('counts nothing for an empty prompt', () => {
