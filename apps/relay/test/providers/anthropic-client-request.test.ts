@@ -42,6 +42,11 @@ describe('chatRequestFromAnthropic: top-level fields', () => {
     ['stop_sequences as stop', { stop_sequences: ['END', '###'] }, { stop: ['END', '###'] }],
     ['no stop for an empty list', { stop_sequences: [] }, {}],
     ['metadata.user_id as user', { metadata: { user_id: 'user_8f14e45f' } }, { user: 'user_8f14e45f' }],
+    [
+      "no user for Claude Code's long session-laden user_id (OpenAI refuses more than 64 characters)",
+      { metadata: { user_id: `user_${'a'.repeat(64)}_account_${'b'.repeat(36)}_session_${'c'.repeat(36)}` } },
+      {},
+    ],
     ['stream: true', { stream: true }, { stream: true }],
     ['nothing of top_k and fields without equivalent', { top_k: 5, service_tier: 'auto', container: 'c1', ...CACHE }, {}],
     ['thinking enabled as a budget', { thinking: { type: 'enabled', budget_tokens: 2048 } }, { reasoning: { budgetTokens: 2048 } }],

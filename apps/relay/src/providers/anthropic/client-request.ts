@@ -5,6 +5,13 @@ import { extrasOf, invalidAt, textPartOf, turnsOf } from './client-content';
 
 type Body = CountTokensBody & Partial<MessagesBody>;
 
+/**
+ * The longest end-user id OpenAI accepts (OpenRouter: 128). Claude Code's `metadata.user_id`
+ * (account and session ids, about 150 characters) would fail the request there: a longer one is
+ * not sent, which changes nothing the client sees or pays.
+ */
+const MAX_USER_LENGTH = 64;
+
 /** The system prompt: a string, or text blocks (their `cache_control` kept); an empty one is none. */
 function systemOf(system: Body['system']): ContentPart[] {
   if (system === undefined || system === null || system === '') return [];
@@ -127,6 +134,6 @@ export function chatRequestFromAnthropic(body: Body): ChatRequest {
     ...(responseFormat ? { responseFormat } : {}),
     ...(reasoning ? { reasoning } : {}),
     stream: body.stream === true,
-    ...(user ? { user } : {}),
+    ...(user && user.length <= MAX_USER_LENGTH ? { user } : {}),
   };
 }
