@@ -1,26 +1,9 @@
 import { isJsonObject } from '../json';
 import { UpstreamFailure } from '../../features/upstream/client';
-import type { ChatResponse, ContentPart, FinishReason } from '../chat';
+import type { ChatResponse, ContentPart } from '../chat';
 import { nowSeconds } from '../time';
+import { finishReasonOf } from './stop-reasons';
 import { chatUsageOf } from './usage';
-
-/**
- * Anthropic's stop reasons (docs/api.md 2.6). `pause_turn` (a long server-tool turn paused) ends
- * this answer like a stop; a reason added later maps to `stop` too.
- */
-const FINISH_REASONS = new Map<string, FinishReason>([
-  ['end_turn', 'stop'],
-  ['stop_sequence', 'stop'],
-  ['pause_turn', 'stop'],
-  ['max_tokens', 'length'],
-  ['model_context_window_exceeded', 'length'],
-  ['tool_use', 'tool_calls'],
-  ['refusal', 'content_filter'],
-]);
-
-export function finishReasonOf(stopReason: string): FinishReason {
-  return FINISH_REASONS.get(stopReason) ?? 'stop';
-}
 
 function unexpectedBody(): UpstreamFailure {
   return new UpstreamFailure('other', 'the upstream answered with an unexpected body');

@@ -4,7 +4,7 @@ import type { SseEvent } from '../../features/upstream/sse';
 import type { ChatStreamEvent } from '../chat';
 import type { ChatStreamDecoder } from '../provider';
 import { nowSeconds } from '../time';
-import { finishReasonOf } from './response';
+import { finishReasonOf } from './stop-reasons';
 import { type AnthropicUsage, partialUsageOf } from './usage';
 
 /** Anthropic answers with one choice. */

@@ -1,6 +1,7 @@
 import { isJsonObject } from '../json';
 import { reportedTokenCount, reportedTokenSum } from '../../features/relay/tokens';
 import type { ChatUsage } from '../chat';
+import type { MessageUsage } from './wire';
 
 /** Anthropic's `usage` (message, `message_start`, `message_delta`): any field may be absent or null. */
 export interface AnthropicUsage {
@@ -47,4 +48,17 @@ export function chatUsageOf(usage: unknown): ChatUsage | undefined {
 export function partialUsageOf(usage: AnthropicUsage): Partial<ChatUsage> {
   const completionTokens = reportedTokenCount(usage.output_tokens);
   return { ...promptUsageOf(usage), ...(completionTokens === undefined ? {} : { completionTokens }), reasoningTokens: 0 };
+}
+
+/**
+ * Internal counts as Anthropic's `usage` (docs/api.md 2.6, 2.9): `input_tokens` is the prompt
+ * without cache reads and writes, which Anthropic reports apart.
+ */
+export function anthropicUsageOf(usage: ChatUsage): MessageUsage {
+  return {
+    input_tokens: Math.max(0, usage.promptTokens - usage.cachedTokens - usage.cacheWriteTokens),
+    cache_creation_input_tokens: usage.cacheWriteTokens,
+    cache_read_input_tokens: usage.cachedTokens,
+    output_tokens: usage.completionTokens,
+  };
 }

@@ -1,6 +1,7 @@
 /**
- * The parts of Anthropic's Messages API wire format the relay writes (request bodies) and reads
- * (answers, stream events, errors), as the official SDK types them.
+ * The parts of Anthropic's Messages API wire format the relay writes (request bodies to Anthropic,
+ * answers to its own Messages clients) and reads (answers, stream events, errors), as the official
+ * SDK types them.
  */
 import type { PartExtras } from '../chat';
 
@@ -48,3 +49,31 @@ export interface MessagesRequestBody {
   thinking?: { type: 'enabled'; budget_tokens: number };
 }
 
+
+/** A block of an answer (Message `content`, `content_block_start`) the relay writes for a client. */
+export type AnswerBlock =
+  | { type: 'text'; text: string }
+  /** `signature` is '' for reasoning no Anthropic model signed. */
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+
+/** A Message's `usage` (and `message_delta`'s) as the relay writes it: every count present. */
+export interface MessageUsage {
+  input_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+  output_tokens: number;
+}
+
+/** The Message object (`message_start` carries one with no content yet and a null stop reason). */
+export type AnswerMessage = {
+  id: string;
+  type: 'message';
+  role: 'assistant';
+  model: string;
+  content: AnswerBlock[];
+  stop_reason: string | null;
+  stop_sequence: null;
+  usage: MessageUsage;
+};
