@@ -8,13 +8,14 @@ export const USAGE = `pnpm bench [options]
   --duration S          seconds per measured case, default 10 (the N-connection cases run in 5 turns
                         each, taking turns with the cases they are compared with)
   --warmup S            seconds of warm-up at N connections per target and request kind, default 3
-  --connections N       connections of the concurrent, chat and chat-streams cases, default 50
+  --connections N       connections of the concurrent, chat and streaming-connection cases, default 50
   --streams N           concurrent streams, default 100
   --stream-rounds N     streams per slot of the concurrent-streams case, default 3
   --chunks N            chunks per streamed answer, default 20
   --chunk-delay-ms N    delay between upstream chunks, default 20
   --targets LIST        subset of upstream,relay,edge (default all)
-  --cases LIST          subset of single,concurrent,streams,chat,chat-streams (default all)
+  --cases LIST          subset of single,concurrent,streams,chat,chat-streams,messages-streams
+                        (default all)
   --service-env S:K=V   extra environment for one service (repeatable), e.g. relay:LOG_LEVEL=warn
   --node-arg S:ARG      extra node option for one service (repeatable), e.g. relay:--trace-gc
   --cpu-prof            write CPU profiles of relay and edge and summarise them
@@ -29,9 +30,12 @@ export const USAGE = `pnpm bench [options]
 /**
  * single / concurrent: completions at 1 and N connections; streams: completion streams (concurrent,
  * then a burst); chat: chat completions at N connections through the OpenAI and the Anthropic
- * channel; chat-streams: streams at N connections, completions and chat through both channels.
+ * channel; chat-streams: streams at N connections, completions and chat through both channels;
+ * messages-streams: Anthropic message streams at N connections through both channels (pass-through
+ * on the Anthropic one, translated on the OpenAI one). The streaming-connection cases run in turns
+ * together, with completions streams as their baseline.
  */
-export const CASES = ['single', 'concurrent', 'streams', 'chat', 'chat-streams'] as const;
+export const CASES = ['single', 'concurrent', 'streams', 'chat', 'chat-streams', 'messages-streams'] as const;
 export type CaseName = (typeof CASES)[number];
 
 /** What to measure and how. */

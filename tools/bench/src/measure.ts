@@ -4,7 +4,7 @@ import type { Settings } from './cli';
 import { type LoadResult, RequestLoad, runLoad } from './load';
 import { CpuAccount, type CpuCost, type WatchedProcess, withCpuCost } from './process-stats';
 import type { TargetName, TargetResult } from './report';
-import { CALL_KINDS, CALL_LABELS, type Call, type CallKind, callOf, CHAT_CHANNELS } from './requests';
+import { CALL_LABELS, type Call, type CallKind, callOf, CHAT_CHANNELS, CHAT_KINDS, MESSAGES_KINDS } from './requests';
 import { runStreamBurst, runStreams, StreamLoad } from './streams';
 
 export interface Target {
@@ -67,7 +67,7 @@ async function sanityCheck(call: Call, target: TargetName): Promise<void> {
 
 /**
  * Every case of one target: warm-up, 1 connection, then completions and chat at N connections in
- * turns, the stream cases, then completions and chat streams at N connections in turns. Each request kind is checked once and warmed up
+ * turns, the stream cases, then completions, chat and messages streams at N connections in turns. Each request kind is checked once and warmed up
  * before its first measurement, so no case pays for another's JIT compilation.
  */
 export async function measureTarget(
@@ -136,13 +136,17 @@ export async function measureTarget(
     const shape = { concurrency: settings.streams, spreadMs, expectedChunks: settings.chunks };
     result.streams = counted(await withCpuCost(processes, () => runStreams(streamCall, shape, (run) => run < settings.streamRounds)));
   }
-  if (settings.cases.has('chat-streams')) {
-    const calls = CALL_KINDS.map((kind) => ({ kind, call: callFor(kind, true) }));
+  const streamKinds: CallKind[] = [
+    ...(settings.cases.has('chat-streams') ? CHAT_KINDS : []),
+    ...(settings.cases.has('messages-streams') ? MESSAGES_KINDS : []),
+  ];
+  if (streamKinds.length > 0) {
+    const calls = (['completions', ...streamKinds] as const).map((kind) => ({ kind, call: callFor(kind, true) }));
     for (const { kind, call } of calls) {
       log(`${target.name}: ${CALL_LABELS[kind]} streams warm-up ${seconds(settings.warmupMs)}`);
       counted(await runStreams(call, streamShape, until(settings.warmupMs)));
     }
-    log(`${target.name}: ${CALL_KINDS.map((kind) => CALL_LABELS[kind]).join(', ')} in turns, ${settings.connections} streaming connections, ${seconds(settings.durationMs)} each`);
+    log(`${target.name}: ${calls.map(({ kind }) => CALL_LABELS[kind]).join(', ')} in turns, ${settings.connections} streaming connections, ${seconds(settings.durationMs)} each`);
     const outcomes = await inTurns(
       calls.map(({ call }) => {
         const streams = new StreamLoad(call, streamShape);

@@ -4,9 +4,14 @@ import type { RequestSpec } from './load';
 export const CHAT_CHANNELS = ['openai', 'anthropic'] as const;
 export type ChatChannel = (typeof CHAT_CHANNELS)[number];
 
-/** What the bench sends: a completion, or a chat through one of the chat channels. */
-export type CallKind = 'completions' | `chat-${ChatChannel}`;
-export const CALL_KINDS: readonly CallKind[] = ['completions', 'chat-openai', 'chat-anthropic'];
+/**
+ * What the bench sends: a completion, a chat completion or an Anthropic message through one of the
+ * chat channels (chat passes through the OpenAI one, messages through the Anthropic one).
+ */
+export type CallKind = 'completions' | `chat-${ChatChannel}` | `messages-${ChatChannel}`;
+export const CHAT_KINDS = ['chat-openai', 'chat-anthropic'] as const satisfies readonly CallKind[];
+export const MESSAGES_KINDS = ['messages-anthropic', 'messages-openai'] as const satisfies readonly CallKind[];
+export const CALL_KINDS: readonly CallKind[] = ['completions', ...CHAT_KINDS, ...MESSAGES_KINDS];
 
 export const CHAT_CHANNEL_FACTS: Record<ChatChannel, { type: 1 | 14; model: string; label: string }> = {
   openai: { type: 1, model: 'gpt-4o-mini', label: 'OpenAI channel, pass-through' },
@@ -17,6 +22,8 @@ export const CALL_LABELS: Record<CallKind, string> = {
   completions: 'completions',
   'chat-openai': `chat (${CHAT_CHANNEL_FACTS.openai.label})`,
   'chat-anthropic': `chat (${CHAT_CHANNEL_FACTS.anthropic.label})`,
+  'messages-anthropic': 'messages (Anthropic channel, pass-through)',
+  'messages-openai': 'messages (OpenAI channel, translated)',
 };
 
 /**
@@ -67,10 +74,12 @@ export function callOf(kind: CallKind, options: CallOptions): Call {
       isAnswer: (body) => (body as Answer).object === 'text_completion' && hasTokens((body as Answer).usage?.completion_tokens),
     };
   }
-  const channel: ChatChannel = kind === 'chat-openai' ? 'openai' : 'anthropic';
+  const channel: ChatChannel = kind.endsWith('-openai') ? 'openai' : 'anthropic';
   const { model } = CHAT_CHANNEL_FACTS[channel];
   const messages = [{ role: 'user', content: PROMPT }];
-  if (channel === 'anthropic' && options.direct) {
+  // Direct, the fake is asked in the channel's own dialect: the baseline of what the gateway relays.
+  const anthropicDialect = options.direct ? channel === 'anthropic' : kind.startsWith('messages-');
+  if (anthropicDialect) {
     return {
       origin,
       path: '/v1/messages',

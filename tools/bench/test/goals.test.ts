@@ -53,6 +53,21 @@ describe('issue 12 targets', () => {
     ]);
   });
 
+  it('checks that no chunk of an Anthropic messages stream is held back, pass-through and translated', () => {
+    const upstream: TargetResult = {
+      target: 'upstream',
+      streamLoad: { 'messages-anthropic': streamResult(1, 0, 4000), 'messages-openai': streamResult(1, 10, 4000) },
+    };
+    const edge: TargetResult = {
+      target: 'edge',
+      streamLoad: { 'messages-anthropic': streamResult(6, 2, 4000), 'messages-openai': streamResult(5, 90, 4000) },
+    };
+    expect(verdicts(chatGoalChecks([upstream, edge], 50))).toEqual([
+      'MET edge -> relay -> upstream, messages (Anthropic channel, pass-through) streams: 2/4000 chunks merged with the previous one vs 0/4000 direct (no chunk held back: <= 1 point more), 0 errors in 200',
+      'MISSED edge -> relay -> upstream, messages (OpenAI channel, translated) streams: 90/4000 chunks merged with the previous one vs 10/4000 direct (no chunk held back: <= 1 point more), 0 errors in 200',
+    ]);
+  });
+
   it('says nothing about a comparison whose cases did not run', () => {
     const onlyChat: TargetResult = { target: 'edge', chat: { openai: loadResult(1000, 30, 700) } };
     expect(chatGoalChecks([onlyChat], 50)).toEqual([]);
