@@ -19,7 +19,7 @@ type MessageOf<Role extends ChatCompletionMessage['role']> = Extract<ChatComplet
 const BASE64_HEADER_END = ';base64';
 
 /** A `data:` URL with a media type becomes inline data; anything else (http(s), other data URLs) stays a URL. */
-function sourceOfUrl(url: string): Source {
+export function sourceOfUrl(url: string): Source {
   const inline = url.startsWith('data:') ? dataUrlContent(url) : undefined;
   return inline?.mediaType ? { kind: 'base64', ...inline } : { kind: 'url', url };
 }
@@ -31,7 +31,8 @@ function urlOfSource(source: Source): string {
 /** OpenAI's chat `file` input takes PDFs; bare base64 `file_data` is one. */
 const BARE_FILE_MEDIA_TYPE = 'application/pdf';
 
-function fileSourceOf(fileData: string): Source {
+/** A file's `file_data`: a data URL, an http(s) URL, or bare base64 (a PDF). */
+export function fileSourceOf(fileData: string): Source {
   if (fileData.startsWith('data:') || /^https?:\/\//i.test(fileData)) return sourceOfUrl(fileData);
   return { kind: 'base64', mediaType: BARE_FILE_MEDIA_TYPE, data: fileData };
 }
@@ -124,7 +125,7 @@ const REASONING_EFFORTS = new Map<string, ReasoningRequest['effort']>([
   ['max', 'high'],
 ]);
 
-function reasoningFromOpenAI(effort: string | null | undefined): ReasoningRequest | undefined {
+export function reasoningFromOpenAI(effort: string | null | undefined): ReasoningRequest | undefined {
   const level = effort ? REASONING_EFFORTS.get(effort) : undefined;
   return level ? { effort: level } : undefined;
 }

@@ -1,39 +1,238 @@
-import type { AppError } from '@modelgate/errors';
+import { type AppError, toOpenAI } from '@modelgate/errors';
 import type { ResponsesBody } from '../../endpoints/responses/request';
 import type { ChatStreamEncoder } from '../../endpoints/translated';
-import type { ChatStreamEvent, ChatUsage } from '../chat';
+import type { ChatStreamEvent, ChatUsage, ContentPart, FinishReason } from '../chat';
+import { nowSeconds } from '../time';
+import {
+  appendToOutput,
+  includesEncryptedReasoning,
+  type OutputSource,
+  outputItemId,
+  outputItemOf,
+  outputTextOf,
+  reasoningText,
+  type ResponseOutcome,
+  responseIdOf,
+  responseObjectOf,
+  startedItemOf,
+  summaryPartOf,
+} from './responses-output';
 
 export interface ResponsesEventEncoderOptions {
   body: ResponsesBody;
   requestId: string;
 }
 
-/** Internal stream events as the Responses SSE sequence (docs/api.md 2.10), each written at once. */
+/** The answer's one choice (a Responses request asks for one). */
+const CHOICE = 0;
+
+/**
+ * Internal stream events as the Responses SSE sequence (docs/api.md 2.10), each written at once:
+ * `response.created` and `response.in_progress`, then per output item its `added` event, its deltas
+ * and, when the next item starts, its `done` events; last `response.completed` (`incomplete` for an
+ * answer that stopped short) carrying the response object a whole answer would have. Consecutive
+ * function calls stay open together until the run of calls ends, because OpenAI-compatible servers
+ * may interleave the argument pieces of parallel calls.
+ */
 export class ResponsesEventEncoder implements ChatStreamEncoder {
+  private responseId: string;
+  private createdAt: number | undefined;
+  private started = false;
+  private sequenceNumber = 0;
+  private readonly output: OutputSource[] = [];
+  /** Output indexes of the items not closed yet, in order. */
+  private open: number[] = [];
+  /** The output index of each tool call, by its index in the stream. */
+  private readonly toolCalls = new Map<number, number>();
+  private finishReason: FinishReason = 'stop';
+  private readonly withEncrypted: boolean;
+  private readonly delivered: string[] = [];
+  private readonly reported: Partial<ChatUsage> = {};
+
   constructor(readonly options: ResponsesEventEncoderOptions) {
-    throw new Error('skeleton: built by the Responses helper');
+    this.responseId = responseIdOf(options.requestId);
+    this.withEncrypted = includesEncryptedReasoning(options.body);
   }
 
   encode(event: ChatStreamEvent): string {
-    void event;
-    return '';
+    switch (event.type) {
+      case 'start':
+        if (!this.started) {
+          this.responseId = responseIdOf(event.id);
+          this.createdAt = event.created;
+        }
+        return this.begin();
+      case 'usage':
+        Object.assign(this.reported, event.usage);
+        return '';
+      default:
+        return event.choice === CHOICE ? this.begin() + this.encodeOutput(event) : '';
+    }
   }
 
+  /** After the last event: the open items closed, then the final response. */
   tail(usage: ChatUsage): string {
-    void usage;
-    return '';
+    return this.begin() + this.end({ status: 'ended', finishReason: this.finishReason, usage });
   }
 
+  /** When the upstream failed after the client's first byte: `response.failed` (docs/api.md 2.10). */
   errorTail(error: AppError): string {
-    void error;
-    return '';
+    // The message of the OpenAI error body (docs/api.md 1.3), which ends with the request id.
+    const { message } = (toOpenAI(error, this.options.requestId).body as { error: { message: string } }).error;
+    return this.begin() + this.emit('response.failed', { response: this.response({ status: 'failed', message }) });
   }
 
+  /** The usage the provider reported so far, field by field. */
   usage(): Partial<ChatUsage> {
-    return {};
+    return { ...this.reported };
   }
 
+  /** Text, reasoning, tool names and arguments sent: what the relay counts when no usage came. */
   deliveredText(): string[] {
-    return [];
+    return this.delivered;
+  }
+
+  private encodeOutput(event: Exclude<ChatStreamEvent, { type: 'start' | 'usage' }>): string {
+    switch (event.type) {
+      case 'text': {
+        if (event.text === '') return '';
+        this.delivered.push(event.text);
+        const text = this.add({ type: 'text', text: event.text });
+        const index = this.output.length - 1;
+        return text + this.emit('response.output_text.delta', { ...this.itemRef(index), content_index: 0, delta: event.text, logprobs: [] });
+      }
+      case 'reasoning': {
+        if (event.text === '') return '';
+        this.delivered.push(event.text);
+        let text = this.add({ type: 'reasoning', text: event.text });
+        const index = this.output.length - 1;
+        const item = this.output[index];
+        // The summary part begins with the item's first text.
+        if (item?.type === 'reasoning' && reasoningText(item.part) === event.text) {
+          text += this.emit('response.reasoning_summary_part.added', { ...this.itemRef(index), summary_index: 0, part: summaryPartOf('') });
+        }
+        return text + this.emit('response.reasoning_summary_text.delta', { ...this.itemRef(index), summary_index: 0, delta: event.text });
+      }
+      case 'reasoning_signature':
+        return this.add({ type: 'reasoning', text: '', signature: event.signature });
+      case 'redacted_reasoning':
+        return this.add({ type: 'redacted_reasoning', data: event.data });
+      case 'tool_call': {
+        this.delivered.push(event.name, event.arguments);
+        const text = this.add({ type: 'tool_call', id: event.id, name: event.name, arguments: event.arguments });
+        const index = this.output.length - 1;
+        this.toolCalls.set(event.index, index);
+        return event.arguments === '' ? text : text + this.argumentsDelta(index, event.arguments);
+      }
+      case 'tool_call_arguments': {
+        const index = this.toolCalls.get(event.index);
+        const call = index === undefined ? undefined : this.output[index];
+        if (index === undefined || call?.type !== 'function_call' || event.arguments === '') return '';
+        this.delivered.push(event.arguments);
+        call.arguments += event.arguments;
+        return this.argumentsDelta(index, event.arguments);
+      }
+      case 'finish':
+        this.finishReason = event.reason;
+        return '';
+    }
+  }
+
+  /** `response.created` and `response.in_progress`, once, before anything else. */
+  private begin(): string {
+    if (this.started) return '';
+    this.started = true;
+    this.createdAt ??= nowSeconds();
+    const response = this.response({ status: 'in_progress' });
+    return this.emit('response.created', { response }) + this.emit('response.in_progress', { response });
+  }
+
+  /**
+   * Adds a part to the output. When it starts an item, the open items it ends are closed (a
+   * function call ends none but function calls) and the new one is announced.
+   */
+  private add(part: ContentPart): string {
+    const started = appendToOutput(this.output, part);
+    if (started === undefined) return '';
+    let text = '';
+    const runOfCalls = started.type === 'function_call' && this.open.every((index) => this.output[index]?.type === 'function_call');
+    if (!runOfCalls) {
+      text += this.open.map((index) => this.close(index, this.itemOf(index))).join('');
+      this.open = [];
+    }
+    const index = this.output.length - 1;
+    this.open.push(index);
+    text += this.emit('response.output_item.added', { output_index: index, item: startedItemOf(started, this.itemId(index)) });
+    if (started.type === 'message') {
+      text += this.emit('response.content_part.added', { ...this.itemRef(index), content_index: 0, part: outputTextOf('') });
+    }
+    return text;
+  }
+
+  /** The `done` events of an item, the last one carrying `item` as the response holds it. */
+  private close(index: number, item: unknown): string {
+    const source = this.output[index];
+    const ref = this.itemRef(index);
+    let text = '';
+    switch (source?.type) {
+      case 'reasoning': {
+        const summary = reasoningText(source.part);
+        if (summary !== '') {
+          text += this.emit('response.reasoning_summary_text.done', { ...ref, summary_index: 0, text: summary });
+          text += this.emit('response.reasoning_summary_part.done', { ...ref, summary_index: 0, part: summaryPartOf(summary) });
+        }
+        break;
+      }
+      case 'message':
+        text += this.emit('response.output_text.done', { ...ref, content_index: 0, text: source.text, logprobs: [] });
+        text += this.emit('response.content_part.done', { ...ref, content_index: 0, part: outputTextOf(source.text) });
+        break;
+      case 'function_call':
+        text += this.emit('response.function_call_arguments.done', { ...ref, arguments: source.arguments });
+        break;
+    }
+    return text + this.emit('response.output_item.done', { output_index: index, item });
+  }
+
+  /** The open items closed with their final form, then the response's last event (named after its status). */
+  private end(outcome: ResponseOutcome): string {
+    const response = this.response(outcome);
+    const items = response.output as unknown[];
+    const text = this.open.map((index) => this.close(index, items[index])).join('');
+    this.open = [];
+    return text + this.emit(`response.${String(response.status)}`, { response });
+  }
+
+  private response(outcome: ResponseOutcome): Record<string, unknown> {
+    return responseObjectOf(this.options.body, {
+      id: this.responseId,
+      createdAt: this.createdAt ?? nowSeconds(),
+      output: this.output,
+      outcome,
+    });
+  }
+
+  /** An item closed before the response ends: complete. */
+  private itemOf(index: number): Record<string, unknown> {
+    const source = this.output[index] as OutputSource;
+    return outputItemOf(source, this.itemId(index), 'completed', this.withEncrypted);
+  }
+
+  private itemId(index: number): string {
+    return outputItemId(this.output[index] as OutputSource, this.responseId, index);
+  }
+
+  private itemRef(index: number): { item_id: string; output_index: number } {
+    return { item_id: this.itemId(index), output_index: index };
+  }
+
+  private argumentsDelta(index: number, delta: string): string {
+    return this.emit('response.function_call_arguments.delta', { ...this.itemRef(index), delta });
+  }
+
+  /** One event, framed as OpenAI frames it: the `event:` line names its type. */
+  private emit(type: string, fields: Record<string, unknown>): string {
+    const event = { type, sequence_number: this.sequenceNumber++, ...fields };
+    return `event: ${type}\ndata: ${JSON.stringify(event)}\n\n`;
   }
 }
