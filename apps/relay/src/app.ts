@@ -12,6 +12,7 @@ import { chatCompletionsRoute } from './endpoints/chat-completions/router';
 import { embeddingsRoute } from './endpoints/embeddings/router';
 import { completionsRoute } from './endpoints/completions/router';
 import { geminiRoute } from './endpoints/gemini/router';
+import { responsesRoute } from './endpoints/responses/router';
 import { authContextOf, type AuthContext, type WithLocals } from './features/keys/authenticate';
 import type { KeyCache } from './features/keys/key-cache';
 import { modelsRouter } from './features/models/router';
@@ -98,6 +99,7 @@ export function createRelayApp(deps: RelayDeps): RequestListener {
       chatCompletionsRoute(deps),
       embeddingsRoute(deps),
       geminiRoute(deps),
+      responsesRoute(deps),
     ],
     onError: errors,
   });

@@ -165,10 +165,35 @@ function base64Bytes(data: string): number {
   return Math.floor((data.length * 3) / 4);
 }
 
+/** Tokens of base64 audio, from its size. */
+export function audioTokens(data: string): number {
+  return Math.ceil(base64Bytes(data) / AUDIO_BYTES_PER_TOKEN);
+}
+
+/** Tokens of a base64 document, from its size. */
+export function fileTokens(data: string): number {
+  return Math.ceil(base64Bytes(data) / FILE_BYTES_PER_TOKEN);
+}
+
 /** The prompt as the model reads it: its texts, and the tokens of its images, audio and files. */
-interface PromptPieces {
+export interface PromptPieces {
   texts: string[];
   mediaTokens: number;
+}
+
+/** The reservation's estimate of a prompt (docs/api.md 2.5): texts by size, media as counted. */
+export function estimatePromptPieces(pieces: PromptPieces): number {
+  let tokens = pieces.mediaTokens;
+  for (const text of pieces.texts) tokens += estimateTextTokens(text);
+  return tokens;
+}
+
+/**
+ * The prompt's tokens as charged when the upstream reports none: the texts counted as one (so a
+ * long prompt of many short messages is not tokenized piece by piece), media as reserved.
+ */
+export function countPromptPieces(pieces: PromptPieces): number {
+  return countPromptTextTokens(pieces.texts.join('\n')) + pieces.mediaTokens;
 }
 
 type PromptPart = z.output<typeof userPart> | z.output<typeof refusalPart>;
@@ -185,10 +210,10 @@ function addPart(part: PromptPart, into: PromptPieces): void {
       into.mediaTokens += IMAGE_TOKENS;
       break;
     case 'input_audio':
-      into.mediaTokens += Math.ceil(base64Bytes(part.input_audio.data) / AUDIO_BYTES_PER_TOKEN);
+      into.mediaTokens += audioTokens(part.input_audio.data);
       break;
     case 'file':
-      into.mediaTokens += Math.ceil(base64Bytes(part.file.file_data ?? '') / FILE_BYTES_PER_TOKEN);
+      into.mediaTokens += fileTokens(part.file.file_data ?? '');
       break;
   }
 }
@@ -220,18 +245,11 @@ function promptPiecesOf(body: ChatCompletionBody): PromptPieces {
  * `max_completion_tokens` (or `max_tokens`, default 4096) per choice.
  */
 export function estimateChat(body: ChatCompletionBody): { promptTokens: number; completionTokens: number } {
-  const pieces = promptPiecesOf(body);
-  let promptTokens = pieces.mediaTokens;
-  for (const text of pieces.texts) promptTokens += estimateTextTokens(text);
   const perChoice = body.max_completion_tokens ?? body.max_tokens ?? DEFAULT_MAX_TOKENS;
-  return { promptTokens, completionTokens: perChoice * (body.n ?? 1) };
+  return { promptTokens: estimatePromptPieces(promptPiecesOf(body)), completionTokens: perChoice * (body.n ?? 1) };
 }
 
-/**
- * The prompt's tokens as charged when the upstream reports none: the texts counted as one (so a
- * long prompt of many short messages is not tokenized piece by piece), media as reserved.
- */
+/** The prompt's tokens as charged when the upstream reports none (see countPromptPieces). */
 export function countChatPromptTokens(body: ChatCompletionBody): number {
-  const pieces = promptPiecesOf(body);
-  return countPromptTextTokens(pieces.texts.join('\n')) + pieces.mediaTokens;
+  return countPromptPieces(promptPiecesOf(body));
 }
