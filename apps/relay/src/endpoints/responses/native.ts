@@ -176,7 +176,7 @@ function sseEvent(type: string, payload: Record<string, unknown>): string {
  * that carry the response object, whose `model` becomes the client's. Only those (and the rare
  * `output_item.added` and `error` events) are parsed: deltas are told by their `event:` line.
  */
-class ResponsesPassThroughStream implements BilledStreamDialect {
+export class ResponsesPassThroughStream implements BilledStreamDialect {
   done = false;
   sawUsage = false;
   /** Events passed on: the `sequence_number` of an event the relay adds (OpenAI counts from 0). */
