@@ -34,13 +34,13 @@ export function appendToOutput(output: OutputSource[], part: ContentPart): Outpu
       break;
     case 'reasoning':
       if (last?.type === 'reasoning' && last.part.type === 'reasoning' && last.part.signature === undefined) {
-        last.part = { type: 'reasoning', text: last.part.text + part.text, signature: part.signature };
+        last.part = { ...part, text: last.part.text + part.text };
         return undefined;
       }
-      started = { type: 'reasoning', part: { ...part } };
+      started = { type: 'reasoning', part };
       break;
     case 'redacted_reasoning':
-      started = { type: 'reasoning', part: { ...part } };
+      started = { type: 'reasoning', part };
       break;
     case 'tool_call':
       started = { type: 'function_call', callId: part.id, name: part.name, arguments: part.arguments };
@@ -73,7 +73,7 @@ export function outputItemId(source: OutputSource, responseId: string, index: nu
   return `${ITEM_ID_PREFIXES[source.type]}_${responseId.slice(RESPONSE_ID_PREFIX.length)}_${index}`;
 }
 
-export type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
+type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
 
 /** `reasoning.encrypted_content` asked for in `include`: reasoning items then carry it. */
 export function includesEncryptedReasoning(body: ResponsesBody): boolean {
@@ -114,26 +114,24 @@ export function startedItemOf(source: OutputSource, id: string): Record<string, 
   }
 }
 
+/** A reasoning summary part. */
 export function summaryPartOf(text: string): Record<string, unknown> {
   return { type: 'summary_text', text };
 }
 
+/** A message's text part. */
 export function outputTextOf(text: string): Record<string, unknown> {
   return { type: 'output_text', annotations: [], logprobs: [], text };
 }
 
-/** Why an answer stopped short, as `incomplete_details.reason`; undefined when it is complete. */
+/** Why an answer stopped short, as `incomplete_details.reason`; other finish reasons complete it. */
 const INCOMPLETE_REASONS: Partial<Record<FinishReason, string>> = { length: 'max_output_tokens', content_filter: 'content_filter' };
-
-export function incompleteReasonOf(finishReason: FinishReason): string | undefined {
-  return INCOMPLETE_REASONS[finishReason];
-}
 
 /**
  * The status of the item at `index` once the response ended: the last item of a response that
  * stopped short (or failed) is `incomplete`, every other one `completed`.
  */
-export function endedItemStatus(index: number, outputLength: number, complete: boolean): ItemStatus {
+function endedItemStatus(index: number, outputLength: number, complete: boolean): ItemStatus {
   return !complete && index === outputLength - 1 ? 'incomplete' : 'completed';
 }
 
@@ -173,7 +171,7 @@ export interface ResponseSnapshot {
 
 function statusOf(outcome: ResponseOutcome): { status: string; incompleteReason?: string } {
   if (outcome.status !== 'ended') return { status: outcome.status };
-  const incompleteReason = incompleteReasonOf(outcome.finishReason);
+  const incompleteReason = INCOMPLETE_REASONS[outcome.finishReason];
   return incompleteReason === undefined ? { status: 'completed' } : { status: 'incomplete', incompleteReason };
 }
 

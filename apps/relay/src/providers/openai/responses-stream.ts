@@ -125,6 +125,8 @@ export class ResponsesEventEncoder implements ChatStreamEncoder {
         return event.arguments === '' ? text : text + this.argumentsDelta(index, event.arguments);
       }
       case 'tool_call_arguments': {
+        // Pieces come while their call is open; one arriving after another kind of item closed the
+        // call is still sent (nothing is dropped), and the final response holds the whole arguments.
         const index = this.toolCalls.get(event.index);
         const call = index === undefined ? undefined : this.output[index];
         if (index === undefined || call?.type !== 'function_call' || event.arguments === '') return '';
