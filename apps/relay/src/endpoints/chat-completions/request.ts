@@ -2,7 +2,7 @@ import { parseOrThrow } from '@modelgate/http';
 import { z } from 'zod';
 import { DEFAULT_MAX_TOKENS } from '../completions/request';
 import { parseJsonObject } from '../../features/relay/json-body';
-import { countPromptTextTokens, estimateTextTokens } from '../../features/relay/tokens';
+import { countPromptTokens, estimatePromptTokens, type PromptPieces } from '../../features/relay/tokens';
 
 /*
  * docs/api.md 2.7: OpenAI's chat request. Every object is loose (fields the gateway does not know
@@ -165,35 +165,9 @@ function base64Bytes(data: string): number {
   return Math.floor((data.length * 3) / 4);
 }
 
-/** Tokens of base64 audio, from its size. */
-export function audioTokens(data: string): number {
-  return Math.ceil(base64Bytes(data) / AUDIO_BYTES_PER_TOKEN);
-}
-
-/** Tokens of a base64 document, from its size. */
-export function fileTokens(data: string): number {
+/** Tokens of a base64 document (a PDF ...) by its size, without decoding it. */
+export function base64FileTokens(data: string): number {
   return Math.ceil(base64Bytes(data) / FILE_BYTES_PER_TOKEN);
-}
-
-/** The prompt as the model reads it: its texts, and the tokens of its images, audio and files. */
-export interface PromptPieces {
-  texts: string[];
-  mediaTokens: number;
-}
-
-/** The reservation's estimate of a prompt (docs/api.md 2.5): texts by size, media as counted. */
-export function estimatePromptPieces(pieces: PromptPieces): number {
-  let tokens = pieces.mediaTokens;
-  for (const text of pieces.texts) tokens += estimateTextTokens(text);
-  return tokens;
-}
-
-/**
- * The prompt's tokens as charged when the upstream reports none: the texts counted as one (so a
- * long prompt of many short messages is not tokenized piece by piece), media as reserved.
- */
-export function countPromptPieces(pieces: PromptPieces): number {
-  return countPromptTextTokens(pieces.texts.join('\n')) + pieces.mediaTokens;
 }
 
 type PromptPart = z.output<typeof userPart> | z.output<typeof refusalPart>;
@@ -210,10 +184,10 @@ function addPart(part: PromptPart, into: PromptPieces): void {
       into.mediaTokens += IMAGE_TOKENS;
       break;
     case 'input_audio':
-      into.mediaTokens += audioTokens(part.input_audio.data);
+      into.mediaTokens += Math.ceil(base64Bytes(part.input_audio.data) / AUDIO_BYTES_PER_TOKEN);
       break;
     case 'file':
-      into.mediaTokens += fileTokens(part.file.file_data ?? '');
+      into.mediaTokens += base64FileTokens(part.file.file_data ?? '');
       break;
   }
 }
@@ -245,11 +219,12 @@ function promptPiecesOf(body: ChatCompletionBody): PromptPieces {
  * `max_completion_tokens` (or `max_tokens`, default 4096) per choice.
  */
 export function estimateChat(body: ChatCompletionBody): { promptTokens: number; completionTokens: number } {
+  const promptTokens = estimatePromptTokens(promptPiecesOf(body));
   const perChoice = body.max_completion_tokens ?? body.max_tokens ?? DEFAULT_MAX_TOKENS;
-  return { promptTokens: estimatePromptPieces(promptPiecesOf(body)), completionTokens: perChoice * (body.n ?? 1) };
+  return { promptTokens, completionTokens: perChoice * (body.n ?? 1) };
 }
 
-/** The prompt's tokens as charged when the upstream reports none (see countPromptPieces). */
+/** The prompt's tokens as charged when the upstream reports none (see countPromptTokens). */
 export function countChatPromptTokens(body: ChatCompletionBody): number {
-  return countPromptPieces(promptPiecesOf(body));
+  return countPromptTokens(promptPiecesOf(body));
 }

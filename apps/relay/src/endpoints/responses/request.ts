@@ -1,8 +1,9 @@
 import { parseOrThrow } from '@modelgate/http';
 import { z } from 'zod';
 import { parseJsonObject } from '../../features/relay/json-body';
+import { countPromptTokens, estimatePromptTokens, type PromptPieces } from '../../features/relay/tokens';
 import { isJsonObject } from '../../providers/json';
-import { audioTokens, countPromptPieces, estimatePromptPieces, fileTokens, IMAGE_TOKENS, type PromptPieces } from '../chat-completions/request';
+import { base64FileTokens, IMAGE_TOKENS } from '../chat-completions/request';
 import { DEFAULT_MAX_TOKENS } from '../completions/request';
 
 /*
@@ -79,13 +80,8 @@ function addPart(part: unknown, into: PromptPieces): void {
       return;
     case 'input_file':
       // A file by URL or id is sized by the upstream alone.
-      if (typeof part.file_data === 'string') into.mediaTokens += fileTokens(part.file_data);
+      if (typeof part.file_data === 'string') into.mediaTokens += base64FileTokens(part.file_data);
       return;
-    case 'input_audio': {
-      const audio = part.input_audio;
-      if (isJsonObject(audio) && typeof audio.data === 'string') into.mediaTokens += audioTokens(audio.data);
-      return;
-    }
   }
   const text = part.text ?? part.refusal;
   if (typeof text === 'string') into.texts.push(text);
@@ -146,10 +142,10 @@ function promptPiecesOf(body: ResponsesBody): PromptPieces {
  * `max_output_tokens` (default 4096).
  */
 export function estimateResponses(body: ResponsesBody): { promptTokens: number; completionTokens: number } {
-  return { promptTokens: estimatePromptPieces(promptPiecesOf(body)), completionTokens: body.max_output_tokens ?? DEFAULT_MAX_TOKENS };
+  return { promptTokens: estimatePromptTokens(promptPiecesOf(body)), completionTokens: body.max_output_tokens ?? DEFAULT_MAX_TOKENS };
 }
 
 /** The prompt's tokens as charged when the upstream reports none. */
 export function countResponsesPromptTokens(body: ResponsesBody): number {
-  return countPromptPieces(promptPiecesOf(body));
+  return countPromptTokens(promptPiecesOf(body));
 }
