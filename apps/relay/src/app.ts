@@ -9,10 +9,10 @@ import type { Redis } from 'ioredis';
 import type { ChannelCache } from './features/channels/channel-cache';
 import { createRelayHandler } from './direct-routes';
 import { chatCompletionsRoute } from './endpoints/chat-completions/router';
+import { responsesRoute } from './endpoints/responses/router';
 import { embeddingsRoute } from './endpoints/embeddings/router';
 import { completionsRoute } from './endpoints/completions/router';
 import { geminiRoute } from './endpoints/gemini/router';
-import { responsesRoute } from './endpoints/responses/router';
 import { authContextOf, type AuthContext, type WithLocals } from './features/keys/authenticate';
 import type { KeyCache } from './features/keys/key-cache';
 import { modelsRouter } from './features/models/router';
@@ -97,9 +97,9 @@ export function createRelayApp(deps: RelayDeps): RequestListener {
     routes: [
       completionsRoute(deps),
       chatCompletionsRoute(deps),
+      responsesRoute(deps),
       embeddingsRoute(deps),
       geminiRoute(deps),
-      responsesRoute(deps),
     ],
     onError: errors,
   });
