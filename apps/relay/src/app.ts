@@ -9,6 +9,7 @@ import type { Redis } from 'ioredis';
 import type { ChannelCache } from './features/channels/channel-cache';
 import { createRelayHandler } from './direct-routes';
 import { chatCompletionsRoute } from './endpoints/chat-completions/router';
+import { responsesRoute } from './endpoints/responses/router';
 import { embeddingsRoute } from './endpoints/embeddings/router';
 import { completionsRoute } from './endpoints/completions/router';
 import { geminiRoute } from './endpoints/gemini/router';
@@ -96,6 +97,7 @@ export function createRelayApp(deps: RelayDeps): RequestListener {
     routes: [
       completionsRoute(deps),
       chatCompletionsRoute(deps),
+      responsesRoute(deps),
       embeddingsRoute(deps),
       geminiRoute(deps),
     ],

@@ -6,6 +6,7 @@ import OpenAI from 'openai';
 import {
   FAKE_TEXT_PIECE,
   FAKE_THOUGHT,
+  FAKE_TOOL_ARGUMENT_PIECES,
   FAKE_TOOL_ARGUMENTS,
   fakeEmbedding,
   type FakeMode,
@@ -185,6 +186,154 @@ describe('OpenAI (openai SDK)', () => {
     })().catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(OpenAI.APIError);
     expect(received.join('')).toBe(FAKE_TEXT_PIECE.repeat(2));
+  });
+});
+
+describe('OpenAI Responses (openai SDK)', () => {
+  const openai = () => new OpenAI({ apiKey: KEY, baseURL: `${fake.url}/v1`, maxRetries: 0 });
+  const tools = [WEATHER_TOOL, TIME_TOOL].map((fn) => ({ type: 'function' as const, strict: false, ...fn }));
+
+  it('answers a response with output_text, usage with cached tokens, and the request parameters echoed', async () => {
+    fake.setMode('ok', { cachedTokens: 100 });
+    const response = await openai().responses.create({
+      model: 'gpt-5',
+      instructions: 'Be brief',
+      input: [{ role: 'user', content: [{ type: 'input_text', text: 'one two three' }, { type: 'input_image', image_url: 'data:image/png;base64,AAAA', detail: 'auto' }] }],
+      previous_response_id: 'resp_earlier',
+      temperature: 0.5,
+      store: false,
+    });
+    expect(response).toMatchObject({
+      id: 'resp_fake1',
+      object: 'response',
+      status: 'completed',
+      model: 'gpt-5',
+      instructions: 'Be brief',
+      previous_response_id: 'resp_earlier',
+      temperature: 0.5,
+      store: false,
+      error: null,
+      incomplete_details: null,
+    });
+    expect(response.output_text).toBe(TEXT);
+    expect(response.output).toEqual([
+      { id: 'msg_fake1', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: TEXT, annotations: [], logprobs: [] }] },
+    ]);
+    // 2 + 3 words + 258 for the image + 100 cached
+    expect(response.usage).toEqual({
+      input_tokens: 363,
+      input_tokens_details: { cached_tokens: 100, cache_write_tokens: 0 },
+      output_tokens: 5,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 368,
+    });
+    expect(fake.requests[0]).toMatchObject({ dialect: 'openai', path: '/v1/responses', completed: true });
+  });
+
+  it('calls a function with a reasoning item first, then answers text after the function_call_output', async () => {
+    const first = await openai().responses.create({ model: 'gpt-5', input: 'weather in Paris?', tools, reasoning: { effort: 'low' } });
+    expect(first.output).toEqual([
+      { id: 'rs_fake1', type: 'reasoning', summary: [{ type: 'summary_text', text: FAKE_THOUGHT }] },
+      { id: 'fc_fake1', type: 'function_call', status: 'completed', call_id: 'call_fake1', name: 'get_weather', arguments: JSON.stringify(FAKE_TOOL_ARGUMENTS) },
+    ]);
+    expect(first.usage).toMatchObject({ input_tokens: 3, output_tokens: 13, output_tokens_details: { reasoning_tokens: 3 } });
+    expect(first.reasoning).toEqual({ effort: 'low', summary: null });
+
+    const answer = await openai().responses.create({
+      model: 'gpt-5',
+      tools,
+      input: [
+        { role: 'user', content: 'weather in Paris?' },
+        ...first.output.filter((item) => item.type === 'function_call'),
+        { type: 'function_call_output', call_id: 'call_fake1', output: 'sunny' },
+      ],
+    });
+    expect(answer.output_text).toBe(TEXT);
+    // 3 words + the arguments' JSON (1 word) + "sunny"
+    expect(answer.usage?.input_tokens).toBe(5);
+
+    const forced = await openai().responses.create({ model: 'gpt-5', input: 'time?', tools, tool_choice: { type: 'function', name: 'get_time' } });
+    expect(forced.output[0]).toMatchObject({ type: 'function_call', name: 'get_time' });
+    const none = await openai().responses.create({ model: 'gpt-5', input: 'time?', tools, tool_choice: 'none' });
+    expect(none.output_text).toBe(TEXT);
+  });
+
+  it('is incomplete when max_output_tokens cuts the text', async () => {
+    const response = await openai().responses.create({ model: 'gpt-5', input: 'hi', max_output_tokens: 2 });
+    expect(response).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, max_output_tokens: 2 });
+    expect(response.output_text).toBe(FAKE_TEXT_PIECE.repeat(2));
+    expect(response.usage?.output_tokens).toBe(2);
+  });
+
+  it("streams OpenAI's event sequence with sequence numbers, which the SDK assembles into the final response", async () => {
+    const stream = openai().responses.stream({ model: 'gpt-5', input: 'one two', reasoning: { effort: 'medium' } });
+    const events: { type: string; sequence_number: number }[] = [];
+    stream.on('event', (event) => events.push(event));
+    const response = await stream.finalResponse();
+    expect(events.map((event) => event.type)).toEqual([
+      'response.created', 'response.in_progress',
+      'response.output_item.added', 'response.reasoning_summary_part.added', 'response.reasoning_summary_text.delta',
+      'response.reasoning_summary_text.done', 'response.reasoning_summary_part.done', 'response.output_item.done',
+      'response.output_item.added', 'response.content_part.added', ...Array(5).fill('response.output_text.delta'),
+      'response.output_text.done', 'response.content_part.done', 'response.output_item.done',
+      'response.completed',
+    ]);
+    expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
+    expect(response).toMatchObject({ id: 'resp_fake1', status: 'completed', output_text: TEXT });
+    expect(response.output.map((item) => item.type)).toEqual(['reasoning', 'message']);
+    expect(response.usage).toMatchObject({ input_tokens: 2, output_tokens: 8, output_tokens_details: { reasoning_tokens: 3 }, total_tokens: 10 });
+    expect(fake.requests[0]?.json).toMatchObject({ stream: true });
+    const raw = await fetch(`${fake.url}/v1/responses`, { method: 'POST', body: JSON.stringify({ model: 'gpt-5', input: 'hi', stream: true }) });
+    expect((await raw.text()).split('\n\n')[0]).toMatch(/^event: response\.created\ndata: \{"type":"response\.created","sequence_number":0,/);
+  });
+
+  it('streams a function call whose arguments come in two deltas', async () => {
+    const stream = openai().responses.stream({ model: 'gpt-5', input: 'weather?', tools });
+    const deltas: string[] = [];
+    stream.on('response.function_call_arguments.delta', (event) => deltas.push(event.delta));
+    const response = await stream.finalResponse();
+    expect(deltas).toEqual([...FAKE_TOOL_ARGUMENT_PIECES]);
+    expect(response.output).toMatchObject([
+      { id: 'fc_fake1', type: 'function_call', status: 'completed', call_id: 'call_fake1', name: 'get_weather', arguments: JSON.stringify(FAKE_TOOL_ARGUMENTS) },
+    ]);
+    expect(response.usage?.output_tokens).toBe(10);
+  });
+
+  it('ends a stream cut by max_output_tokens with response.incomplete', async () => {
+    const stream = await openai().responses.create({ model: 'gpt-5', input: 'hi', max_output_tokens: 3, stream: true });
+    const types: string[] = [];
+    for await (const event of stream) types.push(event.type);
+    expect(types.at(-1)).toBe('response.incomplete');
+  });
+
+  it.each([
+    ['error401', OpenAI.AuthenticationError, 401],
+    ['error429', OpenAI.RateLimitError, 429],
+    ['overloaded', OpenAI.InternalServerError, 503],
+  ] as const)('%s is an %p with status %d', async (fakeMode, errorClass, status) => {
+    const failure = await openai().responses.create({ model: 'gpt-5', input: 'hi' }, mode(fakeMode)).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(errorClass);
+    expect(failure).toMatchObject({ status });
+  });
+
+  it('ends a stream with an error event the SDK throws, then response.failed (errorMidStream)', async () => {
+    const stream = await openai().responses.create({ model: 'gpt-5', input: 'hi', stream: true }, mode('errorMidStream'));
+    const received: string[] = [];
+    const failure = await (async () => {
+      for await (const event of stream) if (event.type === 'response.output_text.delta') received.push(event.delta);
+    })().catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(OpenAI.APIError);
+    expect(failure).toMatchObject({ code: 'server_error' });
+    expect(received.join('')).toBe(FAKE_TEXT_PIECE.repeat(2));
+
+    const raw = await fetch(`${fake.url}/v1/responses`, { method: 'POST', headers: { 'x-fake-mode': 'errorMidStream' }, body: JSON.stringify({ model: 'gpt-5', input: 'hi', stream: true }) });
+    const last = (await raw.text()).trim().split('\n\n').at(-1) ?? '';
+    expect(last.split('\n')[0]).toBe('event: response.failed');
+    expect(JSON.parse(last.split('\n')[1]?.slice('data: '.length) ?? '')).toMatchObject({
+      type: 'response.failed',
+      sequence_number: 7,
+      response: { id: 'resp_fake2', status: 'failed', error: { code: 'server_error' } },
+    });
   });
 });
 
@@ -424,6 +573,7 @@ describe('faults on every route', () => {
     { dialect: 'openai', path: '/v1/completions', body: { model: 'm', prompt: 'hi' } },
     { dialect: 'openai', path: '/v1/chat/completions', body: { model: 'm', messages: [{ role: 'user', content: 'hi' }] } },
     { dialect: 'openai', path: '/v1/embeddings', body: { model: 'm', input: 'hi' } },
+    { dialect: 'openai', path: '/v1/responses', body: { model: 'm', input: 'hi' } },
     { dialect: 'anthropic', path: '/v1/messages', body: { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] } },
     { dialect: 'anthropic', path: '/v1/messages/count_tokens', body: { model: 'm', messages: [{ role: 'user', content: 'hi' }] } },
     { dialect: 'gemini', path: '/v1beta/models/m:generateContent', body: { contents: [{ parts: [{ text: 'hi' }] }] } },
@@ -469,6 +619,7 @@ describe('faults on every route', () => {
   it.each([
     ['/v1/completions', { model: 'm', prompt: 'hi', stream: true }],
     ['/v1/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true, reasoning_effort: 'low' }],
+    ['/v1/responses', { model: 'm', input: 'hi', stream: true, reasoning: { effort: 'low' } }],
     ['/v1/messages', { model: 'm', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }], stream: true, thinking: { type: 'enabled', budget_tokens: 10 } }],
     ['/v1beta/models/m:streamGenerateContent', { contents: [{ parts: [{ text: 'hi' }] }], generationConfig: { thinkingConfig: { includeThoughts: true } } }],
   ])('%s sends two text pieces before resetMidStream and hangMidStream strike', async (path, body) => {

@@ -1,4 +1,4 @@
-// Fake OpenAI: POST /v1/completions, /v1/chat/completions and /v1/embeddings, key in
+// Fake OpenAI: POST /v1/completions, /v1/chat/completions, /v1/responses and /v1/embeddings, key in
 // `Authorization: Bearer`. Deterministic answers (integration tests assert on them):
 // - Text: `chunks` pieces of " hello" (default 5), capped by `max_tokens` / `max_completion_tokens`;
 //   chat finish_reason `length` when capped, else `stop` (completions: always `stop`, as before).
@@ -16,6 +16,21 @@
 // - Streams: a role chunk, a reasoning chunk, content/tool chunks, a finish chunk, then with
 //   `stream_options.include_usage` a `choices: []` usage chunk (other chunks carry `usage: null`),
 //   then `data: [DONE]`.
+// - Responses (`/v1/responses`), the same rules in its own shapes: text capped by `max_output_tokens`
+//   (status `incomplete`, incomplete_details.reason `max_output_tokens`); input tokens one per word of
+//   `instructions` and of every input item's text (function_call arguments and function_call_output
+//   included), 258 per input_image / input_file part, plus `cachedTokens` + `cacheWriteTokens`, reported
+//   as input_tokens_details.cached_tokens / cache_write_tokens; a `function_call` item (`fc_fake<n>`,
+//   call_id `call_fake<n>`) when function tools are offered, `tool_choice` is not `none` and the last
+//   input item is not a `function_call_output`; a `reasoning` item (summary "Let me think.", 3 output
+//   tokens, output_tokens_details.reasoning_tokens) first when `reasoning.effort` is set (not `none`).
+//   The response (`resp_fake<n>`) echoes the request's parameters, `previous_response_id` included.
+//   Streams: `event:` lines and `sequence_number`s as OpenAI sends them: response.created,
+//   response.in_progress, per item output_item.added, (reasoning_summary_part.added,
+//   reasoning_summary_text.delta/done, reasoning_summary_part.done | content_part.added,
+//   output_text.delta..., output_text.done, content_part.done | function_call_arguments.delta x2,
+//   function_call_arguments.done), output_item.done, then response.completed (or response.incomplete)
+//   with usage. `errorMidStream`: an `error` event, then `response.failed`.
 // - Embeddings: `fakeEmbedding(text, dimensions ?? 8)` per input (token arrays: ids joined by
 //   spaces); `encoding_format: "base64"` sends the float32 little-endian bytes in base64.
 import {
@@ -36,6 +51,7 @@ import {
   type JsonObject,
   jsonAnswer,
   MEDIA_PART_TOKENS,
+  namedEvent,
   nowSeconds,
   textPieces,
   toolToCall,
@@ -87,13 +103,17 @@ function promptTokens(prompt: unknown): number {
   return total;
 }
 
+/** Chat parts, then Responses parts, that count as media. */
+const MEDIA_PARTS: ReadonlySet<string> = new Set(['image_url', 'input_audio', 'file', 'input_image', 'input_file']);
+
+/** Words of a text or of the text parts of a content array (chat and Responses parts alike), media by the part. */
 function contentTokens(content: unknown): number {
   if (typeof content === 'string') return wordsIn(content);
   let total = 0;
   for (const part of asArray(content)) {
     if (!isObject(part)) continue;
     if (typeof part.text === 'string') total += wordsIn(part.text);
-    else if (part.type === 'image_url' || part.type === 'input_audio' || part.type === 'file') total += MEDIA_PART_TOKENS;
+    else if (MEDIA_PARTS.has(String(part.type))) total += MEDIA_PART_TOKENS;
   }
   return total;
 }
@@ -221,6 +241,131 @@ function chatCompletion(body: JsonObject, { settings, sequence, withUsage }: Ans
   return { stream: true, events, end: DONE, cutAfter };
 }
 
+/** Input tokens of a Responses request (see the rules at the top); reasoning items are not counted. */
+function responsesInputTokens(body: JsonObject): number {
+  let total = contentTokens(body.instructions);
+  if (typeof body.input === 'string') return total + wordsIn(body.input);
+  for (const item of asArray(body.input)) {
+    if (!isObject(item)) continue;
+    if (item.type === 'function_call') total += contentTokens(item.arguments);
+    else if (item.type === 'function_call_output') total += contentTokens(item.output);
+    else if (item.type !== 'reasoning') total += contentTokens(item.content);
+  }
+  return total;
+}
+
+/** The function a Responses request gets called, if any (see the rules at the top). */
+function responsesToolCall(body: JsonObject): string | undefined {
+  const offered = asArray(body.tools).flatMap((tool) => (isObject(tool) && tool.type === 'function' && typeof tool.name === 'string' ? [tool.name] : []));
+  const choice = body.tool_choice;
+  const forced = isObject(choice) && choice.type === 'function' && typeof choice.name === 'string' ? choice.name : undefined;
+  const last = asArray(body.input).at(-1);
+  return toolToCall(offered, forced, choice === 'none', isObject(last) && last.type === 'function_call_output');
+}
+
+function responses(body: JsonObject, { settings, sequence, withUsage }: AnswerContext): Answer {
+  const id = `resp_fake${sequence}`;
+  const createdAt = nowSeconds();
+  const requestedReasoning = isObject(body.reasoning) ? body.reasoning : {};
+  const reasoning = typeof requestedReasoning.effort === 'string' && requestedReasoning.effort !== 'none';
+  const tool = responsesToolCall(body);
+  const { pieces, capped } = textPieces(settings, body.max_output_tokens);
+  const incomplete = capped && !tool;
+  const reasoningTokens = reasoning ? FAKE_THOUGHT_TOKENS : 0;
+  const inputTokens = responsesInputTokens(body) + settings.cachedTokens + settings.cacheWriteTokens;
+  const outputTokens = reasoningTokens + (tool ? FAKE_TOOL_CALL_TOKENS : pieces);
+  const usage = {
+    input_tokens: inputTokens,
+    input_tokens_details: { cached_tokens: settings.cachedTokens, cache_write_tokens: settings.cacheWriteTokens },
+    output_tokens: outputTokens,
+    output_tokens_details: { reasoning_tokens: reasoningTokens },
+    total_tokens: inputTokens + outputTokens,
+  };
+  const text = FAKE_TEXT_PIECE.repeat(pieces);
+  const reasoningId = `rs_fake${sequence}`;
+  const messageId = `msg_fake${sequence}`;
+  const callId = `fc_fake${sequence}`;
+  const reasoningItem = { id: reasoningId, type: 'reasoning', summary: [{ type: 'summary_text', text: FAKE_THOUGHT }] };
+  const textPart = (value: string) => ({ type: 'output_text', text: value, annotations: [], logprobs: [] });
+  const messageItem = (status: string, content: JsonObject[]) => ({ id: messageId, type: 'message', status, role: 'assistant', content });
+  const callItem = (status: string, args: string) => ({ id: callId, type: 'function_call', status, arguments: args, call_id: `call_fake${sequence}`, name: tool });
+  const output = [
+    ...(reasoning ? [reasoningItem] : []),
+    tool ? callItem('completed', TOOL_ARGUMENTS) : messageItem(incomplete ? 'incomplete' : 'completed', [textPart(text)]),
+  ];
+  const finalStatus = incomplete ? 'incomplete' : 'completed';
+  /** The response object at one stage: its parameters are the request's. */
+  const response = (status: string, items: unknown[], extra: JsonObject = {}): JsonObject => ({
+    id,
+    object: 'response',
+    created_at: createdAt,
+    status,
+    background: false,
+    error: null,
+    incomplete_details: status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
+    instructions: body.instructions ?? null,
+    max_output_tokens: body.max_output_tokens ?? null,
+    metadata: body.metadata ?? {},
+    model: String(body.model),
+    output: items,
+    parallel_tool_calls: body.parallel_tool_calls ?? true,
+    previous_response_id: body.previous_response_id ?? null,
+    reasoning: { effort: null, summary: null, ...requestedReasoning },
+    service_tier: 'default',
+    store: body.store ?? true,
+    temperature: body.temperature ?? 1,
+    text: body.text ?? { format: { type: 'text' } },
+    tool_choice: body.tool_choice ?? 'auto',
+    tools: body.tools ?? [],
+    top_p: body.top_p ?? 1,
+    truncation: body.truncation ?? 'disabled',
+    usage: null,
+    user: body.user ?? null,
+    ...extra,
+  });
+  const finished = () => response(finalStatus, output, withUsage ? { usage } : { usage: undefined });
+
+  if (body.stream !== true) return jsonAnswer(finished());
+
+  const events: string[] = [];
+  const emit = (type: string, fields: JsonObject) => events.push(namedEvent(type, { type, sequence_number: events.length, ...fields }));
+  emit('response.created', { response: response('in_progress', []) });
+  emit('response.in_progress', { response: response('in_progress', []) });
+  let outputIndex = 0;
+  if (reasoning) {
+    const at = { item_id: reasoningId, output_index: outputIndex, summary_index: 0 };
+    emit('response.output_item.added', { output_index: outputIndex, item: { ...reasoningItem, summary: [] } });
+    emit('response.reasoning_summary_part.added', { ...at, part: { type: 'summary_text', text: '' } });
+    emit('response.reasoning_summary_text.delta', { ...at, delta: FAKE_THOUGHT });
+    emit('response.reasoning_summary_text.done', { ...at, text: FAKE_THOUGHT });
+    emit('response.reasoning_summary_part.done', { ...at, part: { type: 'summary_text', text: FAKE_THOUGHT } });
+    emit('response.output_item.done', { output_index: outputIndex, item: reasoningItem });
+    outputIndex += 1;
+  }
+  let cutAfter: number;
+  if (tool) {
+    const at = { item_id: callId, output_index: outputIndex };
+    emit('response.output_item.added', { output_index: outputIndex, item: callItem('in_progress', '') });
+    for (const delta of FAKE_TOOL_ARGUMENT_PIECES) emit('response.function_call_arguments.delta', { ...at, delta });
+    cutAfter = events.length - 1;
+    emit('response.function_call_arguments.done', { ...at, arguments: TOOL_ARGUMENTS });
+  } else {
+    const at = { item_id: messageId, output_index: outputIndex, content_index: 0 };
+    emit('response.output_item.added', { output_index: outputIndex, item: messageItem('in_progress', []) });
+    emit('response.content_part.added', { ...at, part: textPart('') });
+    cutAfter = events.length + Math.min(2, pieces);
+    for (let i = 0; i < pieces; i++) emit('response.output_text.delta', { ...at, delta: FAKE_TEXT_PIECE, logprobs: [] });
+    emit('response.output_text.done', { ...at, text, logprobs: [] });
+    emit('response.content_part.done', { ...at, part: textPart(text) });
+  }
+  emit('response.output_item.done', { output_index: outputIndex, item: output.at(-1) });
+  emit(`response.${finalStatus}`, { response: finished() });
+  const failure = { code: 'server_error', message: 'The server had an error while processing your request. Sorry about that!' };
+  const errorEvent = namedEvent('error', { type: 'error', sequence_number: cutAfter, error: { type: 'server_error', param: null, ...failure } })
+    + namedEvent('response.failed', { type: 'response.failed', sequence_number: cutAfter + 1, response: response('failed', [], { error: failure }) });
+  return { stream: true, events, cutAfter, errorEvent };
+}
+
 /** Embedding inputs as (text the vector is derived from, prompt tokens). */
 function embeddingInputs(input: unknown): { text: string; tokens: number }[] {
   if (typeof input === 'string') return [{ text: input, tokens: wordsIn(input) }];
@@ -254,6 +399,7 @@ export const openAiProvider: FakeProvider = {
   operation(path) {
     if (path.endsWith('/v1/chat/completions')) return chatCompletion;
     if (path.endsWith('/v1/completions')) return completion;
+    if (path.endsWith('/v1/responses')) return responses;
     if (path.endsWith('/v1/embeddings')) return embeddings;
     return undefined;
   },

@@ -159,7 +159,7 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
     for (let i = 0; ; i++) {
       if (res.destroyed) return;
       if (i === cut) {
-        if (mode === 'errorMidStream') res.end(provider.errorEvent);
+        if (mode === 'errorMidStream') res.end(answer.errorEvent ?? provider.errorEvent);
         // Let the first chunks reach the client before the connection dies.
         else if (mode === 'resetMidStream') setTimeout(() => req.socket.destroy(), 50);
         return;

@@ -101,6 +101,11 @@ export interface StreamAnswer {
    * functionCall chunk).
    */
   cutAfter: number;
+  /**
+   * What `errorMidStream` ends the stream with instead of the provider's `errorEvent` (Responses
+   * events carry the stream's sequence numbers and response id).
+   */
+  errorEvent?: string;
 }
 
 export type Answer = WholeAnswer | StreamAnswer;
@@ -210,6 +215,9 @@ export const embeddingDimensions = (requested: unknown): number =>
   typeof requested === 'number' && Number.isInteger(requested) && requested > 0 ? requested : DEFAULT_EMBEDDING_DIMENSIONS;
 
 export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+
+/** A server-sent event with an `event:` line (Anthropic and OpenAI Responses name every event). */
+export const namedEvent = (type: string, payload: unknown): string => `event: ${type}\ndata: ${JSON.stringify(payload)}\n\n`;
 
 export const jsonAnswer = (body: unknown, contentType = 'application/json', status = 200): WholeAnswer => ({
   stream: false,

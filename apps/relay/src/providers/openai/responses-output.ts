@@ -136,7 +136,7 @@ function endedItemStatus(index: number, outputLength: number, complete: boolean)
 }
 
 /** Responses `usage` of internal counts; cache writes are input tokens (docs/api.md 2.6). */
-function usageToResponses(usage: ChatUsage): Record<string, unknown> {
+export function usageToResponses(usage: ChatUsage): Record<string, unknown> {
   return {
     input_tokens: usage.promptTokens,
     input_tokens_details: { cached_tokens: usage.cachedTokens, cache_write_tokens: usage.cacheWriteTokens },

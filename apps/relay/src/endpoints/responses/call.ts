@@ -1,0 +1,68 @@
+import type { ChannelRecord } from '../../features/channels/channel-cache';
+import { deliverEventStream } from '../../features/relay/event-stream';
+import type { Delivery, DeliveryContext, RelayCall } from '../../features/relay/relay-call';
+import type { UpstreamResponse } from '../../features/upstream/client';
+import type { ChatRequest } from '../../providers/chat';
+import { chatRequestFromResponses } from '../../providers/openai/responses-request';
+import { chatResponseToResponses } from '../../providers/openai/responses-response';
+import { ResponsesEventEncoder } from '../../providers/openai/responses-stream';
+import { providerFor } from '../../providers/registry';
+import { deliverTranslatedWhole, TranslatedChatStream } from '../translated';
+import { ResponsesPassThrough } from './native';
+import { countResponsesPromptTokens, estimateResponses, type ResponsesBody } from './request';
+
+/**
+ * A type-1 channel speaks Responses unless its `settings.responses` is `chat` (OpenAI-compatible
+ * servers that only have chat completions); the other types never do (docs/api.md 2.10).
+ */
+function speaksResponses(channel: ChannelRecord): boolean {
+  return channel.dialect === 'openai' && channel.settings.responses !== 'chat';
+}
+
+/**
+ * `POST /v1/responses` (docs/api.md 2.10) on any channel: passed through to OpenAI-compatible
+ * channels that speak it, translated statelessly through the internal chat form for the others
+ * (their chat dialect: Anthropic messages, Gemini contents, OpenAI chat completions).
+ */
+export class ResponsesCall implements RelayCall {
+  readonly surface = 'responses' as const;
+  readonly model: string;
+  readonly stream: boolean;
+  readonly estimate: RelayCall['estimate'];
+  private readonly pass: ResponsesPassThrough;
+  /** Converted once, on the first translated attempt. */
+  private internal: ChatRequest | undefined;
+
+  constructor(
+    private readonly body: ResponsesBody,
+    raw: Buffer,
+    private readonly requestId: string,
+  ) {
+    this.model = body.model;
+    this.stream = body.stream === true;
+    this.estimate = estimateResponses(body);
+    this.pass = new ResponsesPassThrough(body, raw, this.stream, requestId, () => this.promptTokens());
+  }
+
+  promptTokens(): number {
+    return countResponsesPromptTokens(this.body);
+  }
+
+  upstreamRequest(channel: ChannelRecord, upstreamModel: string) {
+    if (speaksResponses(channel)) return this.pass.upstreamRequest(channel, upstreamModel);
+    this.internal ??= chatRequestFromResponses(this.body);
+    return providerFor(channel).chatRequest(channel, upstreamModel, this.internal);
+  }
+
+  deliver(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {
+    if (speaksResponses(context.channel)) return this.pass.deliver(upstream, context);
+    const provider = providerFor(context.channel);
+    if (!this.stream) {
+      return deliverTranslatedWhole(upstream, context, provider, (response, usage) => chatResponseToResponses(response, this.body, usage), () =>
+        this.promptTokens(),
+      );
+    }
+    const encoder = new ResponsesEventEncoder({ body: this.body, requestId: this.requestId });
+    return deliverEventStream(upstream, context, new TranslatedChatStream(provider.chatStream(), encoder, () => this.promptTokens()));
+  }
+}

@@ -1,0 +1,9 @@
+import type { DirectRoute } from '../../direct-routes';
+import { openAIRelayRoute, type RelayRouteDeps } from '../relay-route';
+import { ResponsesCall } from './call';
+import { parseResponsesRequest } from './request';
+
+/** `POST /v1/responses` (docs/api.md 2.10). */
+export function responsesRoute(deps: RelayRouteDeps): DirectRoute {
+  return openAIRelayRoute('/v1/responses', deps, (raw, requestId) => new ResponsesCall(parseResponsesRequest(raw), raw, requestId));
+}
