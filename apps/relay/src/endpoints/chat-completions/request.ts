@@ -2,7 +2,7 @@ import { parseOrThrow } from '@modelgate/http';
 import { z } from 'zod';
 import { DEFAULT_MAX_TOKENS } from '../completions/request';
 import { parseJsonObject } from '../../features/relay/json-body';
-import { countPromptTextTokens, estimateTextTokens } from '../../features/relay/tokens';
+import { countPromptTokens, estimatePromptTokens, type PromptPieces } from '../../features/relay/tokens';
 
 /*
  * docs/api.md 2.7: OpenAI's chat request. Every object is loose (fields the gateway does not know
@@ -165,10 +165,9 @@ function base64Bytes(data: string): number {
   return Math.floor((data.length * 3) / 4);
 }
 
-/** The prompt as the model reads it: its texts, and the tokens of its images, audio and files. */
-interface PromptPieces {
-  texts: string[];
-  mediaTokens: number;
+/** Tokens of a base64 document (a PDF ...) by its size, without decoding it. */
+export function base64FileTokens(data: string): number {
+  return Math.ceil(base64Bytes(data) / FILE_BYTES_PER_TOKEN);
 }
 
 type PromptPart = z.output<typeof userPart> | z.output<typeof refusalPart>;
@@ -188,7 +187,7 @@ function addPart(part: PromptPart, into: PromptPieces): void {
       into.mediaTokens += Math.ceil(base64Bytes(part.input_audio.data) / AUDIO_BYTES_PER_TOKEN);
       break;
     case 'file':
-      into.mediaTokens += Math.ceil(base64Bytes(part.file.file_data ?? '') / FILE_BYTES_PER_TOKEN);
+      into.mediaTokens += base64FileTokens(part.file.file_data ?? '');
       break;
   }
 }
@@ -220,18 +219,12 @@ function promptPiecesOf(body: ChatCompletionBody): PromptPieces {
  * `max_completion_tokens` (or `max_tokens`, default 4096) per choice.
  */
 export function estimateChat(body: ChatCompletionBody): { promptTokens: number; completionTokens: number } {
-  const pieces = promptPiecesOf(body);
-  let promptTokens = pieces.mediaTokens;
-  for (const text of pieces.texts) promptTokens += estimateTextTokens(text);
+  const promptTokens = estimatePromptTokens(promptPiecesOf(body));
   const perChoice = body.max_completion_tokens ?? body.max_tokens ?? DEFAULT_MAX_TOKENS;
   return { promptTokens, completionTokens: perChoice * (body.n ?? 1) };
 }
 
-/**
- * The prompt's tokens as charged when the upstream reports none: the texts counted as one (so a
- * long prompt of many short messages is not tokenized piece by piece), media as reserved.
- */
+/** The prompt's tokens as charged when the upstream reports none (see countPromptTokens). */
 export function countChatPromptTokens(body: ChatCompletionBody): number {
-  const pieces = promptPiecesOf(body);
-  return countPromptTextTokens(pieces.texts.join('\n')) + pieces.mediaTokens;
+  return countPromptTokens(promptPiecesOf(body));
 }

@@ -39,6 +39,30 @@ export function estimateTextTokens(text: string): number {
   return text.length === 0 ? 0 : Math.ceil(Buffer.byteLength(text, 'utf8') / RESERVED_BYTES_PER_TOKEN);
 }
 
+/**
+ * A prompt as the model reads it, collected without copying: its texts (referenced, never joined
+ * for the reservation) and the tokens of its media (sized, never decoded).
+ */
+export interface PromptPieces {
+  texts: string[];
+  mediaTokens: number;
+}
+
+/** The reservation's estimate of a prompt (docs/api.md 2.5): its texts by size, no tokenizer. */
+export function estimatePromptTokens(pieces: PromptPieces): number {
+  let tokens = pieces.mediaTokens;
+  for (const text of pieces.texts) tokens += estimateTextTokens(text);
+  return tokens;
+}
+
+/**
+ * A prompt's tokens as charged when the upstream reports none: the texts counted as one (so a long
+ * prompt of many short messages is not tokenized piece by piece), media as reserved.
+ */
+export function countPromptTokens(pieces: PromptPieces): number {
+  return countPromptTextTokens(pieces.texts.join('\n')) + pieces.mediaTokens;
+}
+
 /** Tokens of a prompt text the upstream did not count, as charged. */
 export function countPromptTextTokens(text: string): number {
   if (text.length === 0) return 0;
