@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { base64FileTokens, IMAGE_TOKENS } from '../chat-completions/request';
 import { parseJsonObject } from '../../features/relay/json-body';
 import type { PromptPieces } from '../../features/relay/tokens';
-import { objectOf } from '../../providers/json';
+import { isJsonObject, objectOf } from '../../providers/json';
 
 /*
  * docs/api.md 2.9: Anthropic's Messages request. Checked here: the fields routing, billing and the
@@ -87,7 +87,7 @@ export function parseCountTokensRequest(raw: Buffer): CountTokensBody {
  */
 function addContent(content: unknown, into: PromptPieces): void {
   if (typeof content === 'string') into.texts.push(content);
-  else if (Array.isArray(content)) for (const block of content) addBlock(objectOf(block), into);
+  else if (Array.isArray(content)) for (const block of content) if (isJsonObject(block)) addBlock(block, into);
 }
 
 /**
