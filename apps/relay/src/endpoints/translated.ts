@@ -1,5 +1,5 @@
 import type { AppError } from '@modelgate/errors';
-import { type BilledStreamDialect, billedStreamUsage } from '../features/relay/event-stream';
+import { type BilledStreamDialect, billedUsageOf } from '../features/relay/event-stream';
 import type { Delivery, DeliveryContext } from '../features/relay/relay-call';
 import { countDeliveredTokens } from '../features/relay/tokens';
 import { answerObjectOf, readBody, type UpstreamResponse } from '../features/upstream/client';
@@ -84,9 +84,9 @@ export class TranslatedChatStream implements BilledStreamDialect {
     return text === '' ? null : text;
   }
 
-  /** The provider's counts, completed by counting (see billedStreamUsage). */
+  /** The provider's counts, completed by counting (see billedUsageOf). */
   billedUsage(cut: boolean): ChatUsage {
-    this.billed ??= billedStreamUsage(this.encoder.usage(), cut, () => this.encoder.deliveredText(), this.promptTokens);
+    this.billed ??= billedUsageOf(this.encoder.usage(), cut, () => this.encoder.deliveredText(), this.promptTokens);
     return this.billed;
   }
 

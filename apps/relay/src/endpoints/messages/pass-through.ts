@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { AppError, toAnthropic } from '@modelgate/errors';
 import { CHANNEL_TYPE, CHANNEL_TYPES } from '@modelgate/schemas';
 import type { ChannelRecord } from '../../features/channels/channel-cache';
-import { type BilledStreamDialect, billedStreamUsage, eventObjectOf, reportedStreamError } from '../../features/relay/event-stream';
+import { type BilledStreamDialect, billedUsageOf, eventObjectOf, reportedStreamError } from '../../features/relay/event-stream';
 import type { Delivery, DeliveryContext } from '../../features/relay/relay-call';
 import { answerObjectOf, readBody, type UpstreamResponse } from '../../features/upstream/client';
 import type { SseEvent } from '../../features/upstream/sse';
@@ -75,7 +75,7 @@ export async function deliverWholeMessage(
 ): Promise<Delivery> {
   const raw = await readBody(upstream, signal);
   const answer = answerObjectOf(raw);
-  const usage = billedStreamUsage(partialUsageOf(objectOf(answer.usage)), false, () => {
+  const usage = billedUsageOf(partialUsageOf(objectOf(answer.usage)), false, () => {
     const pieces: string[] = [];
     if (Array.isArray(answer.content)) for (const block of answer.content) generatedPieces(objectOf(block), pieces);
     return pieces;
@@ -170,7 +170,7 @@ export class MessagesPassThroughStream implements BilledStreamDialect {
   }
 
   billedUsage(cut: boolean): ChatUsage {
-    this.billed ??= billedStreamUsage(partialUsageOf(this.usage), cut, () => this.deliveredPieces(), this.promptTokens);
+    this.billed ??= billedUsageOf(partialUsageOf(this.usage), cut, () => this.deliveredPieces(), this.promptTokens);
     return this.billed;
   }
 

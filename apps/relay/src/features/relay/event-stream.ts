@@ -32,11 +32,11 @@ export interface BilledStreamDialect extends StreamDialect {
 }
 
 /**
- * What a stream is billed for (docs/api.md 2.5): the provider's counts, and what it did not report
+ * What an answer is billed for (docs/api.md 2.5): the provider's counts, and what it did not report
  * counted. A cut stream may end before the provider's final count (Anthropic sends output tokens
  * last): it is charged at least what was delivered.
  */
-export function billedStreamUsage(
+export function billedUsageOf(
   reported: Partial<ChatUsage>,
   cut: boolean,
   delivered: () => string[],
