@@ -40,7 +40,7 @@ describe('a stopped service', () => {
   });
   afterAll(() => edge.stop());
 
-  it.each(['/v1/completions', ...GEMINI_PATHS, '/api/user/self'])('%s: 502 JSON in the dialect, quickly', async (path) => {
+  it.each(['/v1/completions', ...GEMINI_PATHS, '/v1/messages?beta=true', '/api/user/self'])('%s: 502 JSON in the dialect, quickly', async (path) => {
     const started = Date.now();
     const res = await httpRequest(`${edge.url}${path}`, {
       method: 'POST',
@@ -114,6 +114,7 @@ describe('a service that stops answering', () => {
       // accepts the request, never answers
     });
     relay.rawRoute('/v1beta/models/gemini-2.5-flash:generateContent', () => {});
+    relay.rawRoute('/v1/messages', () => {});
     relay.rawRoute('/v1/stalls-mid-stream', (_req, res) => {
       res.writeHead(200, { 'Content-Type': 'text/event-stream' });
       res.write('data: {"n":1}\n\n');
@@ -125,7 +126,7 @@ describe('a service that stops answering', () => {
     await relay.stop();
   });
 
-  it.each(['/v1/completions', '/v1beta/models/gemini-2.5-flash:generateContent'])('%s: 504 in the dialect after the idle timeout', async (path) => {
+  it.each(['/v1/completions', '/v1beta/models/gemini-2.5-flash:generateContent', '/v1/messages?beta=true'])('%s: 504 in the dialect after the idle timeout', async (path) => {
     const started = Date.now();
     const res = await httpRequest(`${edge.url}${path}`, { method: 'POST', body: '{}', dispatcher: client });
     const elapsed = Date.now() - started;

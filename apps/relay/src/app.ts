@@ -13,11 +13,12 @@ import { responsesRoute } from './endpoints/responses/router';
 import { embeddingsRoute } from './endpoints/embeddings/router';
 import { completionsRoute } from './endpoints/completions/router';
 import { geminiRoute } from './endpoints/gemini/router';
+import { countTokensRoute, messagesRoute } from './endpoints/messages/router';
 import { authContextOf, type AuthContext, type WithLocals } from './features/keys/authenticate';
 import type { KeyCache } from './features/keys/key-cache';
 import { modelsRouter } from './features/models/router';
 import { ClientGone, type RelayService } from './features/relay/service';
-import { sendUpstreamError, UpstreamHttpError } from './features/relay/upstream-errors';
+import { relayedUpstreamAnswer, sendUpstreamError } from './features/relay/upstream-errors';
 
 export interface RelayDeps {
   logger: Logger;
@@ -62,9 +63,10 @@ function relayErrors(logger: Logger) {
       if (!res.writableEnded) res.destroy();
       return;
     }
-    if (err instanceof UpstreamHttpError) {
-      const dialect = dialectOf(req);
-      sendUpstreamError(res, err, dialect === 'google' ? 'google' : 'openai', req.requestId);
+    const dialect = dialectOf(req);
+    const relayed = relayedUpstreamAnswer(err, dialect);
+    if (relayed) {
+      sendUpstreamError(res, relayed, dialect === 'envelope' ? 'openai' : dialect, req.requestId);
       return;
     }
     fallback(err, req, res);
@@ -100,6 +102,8 @@ export function createRelayApp(deps: RelayDeps): RequestListener {
       responsesRoute(deps),
       embeddingsRoute(deps),
       geminiRoute(deps),
+      messagesRoute(deps),
+      countTokensRoute(deps),
     ],
     onError: errors,
   });

@@ -1,5 +1,5 @@
-import { type DirectRoute, literalPath } from '../direct-routes';
-import { authContextOf, authenticate } from '../features/keys/authenticate';
+import { type DirectRequest, type DirectResponse, type DirectRoute, literalPath } from '../direct-routes';
+import { authContextOf, authenticate, type KeyDialect } from '../features/keys/authenticate';
 import type { KeyCache } from '../features/keys/key-cache';
 import { jsonBytes, rawBody } from '../features/relay/body';
 import type { RelayCall } from '../features/relay/relay-call';
@@ -12,25 +12,24 @@ export interface RelayRouteDeps {
 }
 
 /**
- * An OpenAI-dialect relay surface at a fixed path, served directly (see direct-routes): key first,
- * then the JSON body, then the call through the relay pipeline (docs/api.md 1.3 order).
+ * A relay surface at a fixed path, served directly (see direct-routes): the key (read where the
+ * dialect's SDK sends it) first, then the JSON body, then `serve` (docs/api.md 1.3 order).
  */
-export function openAIRelayRoute(
+export function relayRoute(
   path: string,
-  { keys, relay, maxBodyMb }: RelayRouteDeps,
-  callOf: (raw: Buffer, requestId: string) => RelayCall,
+  dialect: KeyDialect,
+  { keys, maxBodyMb }: Pick<RelayRouteDeps, 'keys' | 'maxBodyMb'>,
+  serve: (req: DirectRequest, res: DirectResponse, raw: Buffer) => Promise<void>,
 ): DirectRoute {
   return {
     method: 'POST',
     label: path,
     match: literalPath(path),
-    handlers: [
-      authenticate(keys, 'openai'),
-      rawBody(maxBodyMb),
-      async (req, res) => {
-        const raw = jsonBytes(req);
-        await relay.relay(req, res, authContextOf(res), callOf(raw, req.requestId));
-      },
-    ],
+    handlers: [authenticate(keys, dialect), rawBody(maxBodyMb), (req, res) => serve(req, res, jsonBytes(req))],
   };
+}
+
+/** An OpenAI-dialect relay surface: its call through the relay pipeline. */
+export function openAIRelayRoute(path: string, deps: RelayRouteDeps, callOf: (raw: Buffer, requestId: string) => RelayCall): DirectRoute {
+  return relayRoute(path, 'openai', deps, (req, res, raw) => deps.relay.relay(req, res, authContextOf(res), callOf(raw, req.requestId)));
 }

@@ -1,5 +1,5 @@
 import type { AppError } from '@modelgate/errors';
-import type { BilledStreamDialect } from '../features/relay/event-stream';
+import { type BilledStreamDialect, billedUsageOf } from '../features/relay/event-stream';
 import type { Delivery, DeliveryContext } from '../features/relay/relay-call';
 import { countDeliveredTokens } from '../features/relay/tokens';
 import { answerObjectOf, readBody, type UpstreamResponse } from '../features/upstream/client';
@@ -84,26 +84,9 @@ export class TranslatedChatStream implements BilledStreamDialect {
     return text === '' ? null : text;
   }
 
-  /**
-   * The provider's counts; what it did not report is counted. A cut stream may end before the
-   * provider's final count (Anthropic sends output tokens last): it is charged at least what was
-   * delivered.
-   */
+  /** The provider's counts, completed by counting (see billedUsageOf). */
   billedUsage(cut: boolean): ChatUsage {
-    if (this.billed) return this.billed;
-    const reported = this.encoder.usage();
-    let completionTokens = reported.completionTokens;
-    if (completionTokens === undefined || cut) {
-      const delivered = countDeliveredTokens(this.encoder.deliveredText());
-      completionTokens = Math.max(completionTokens ?? 0, delivered);
-    }
-    this.billed = {
-      promptTokens: reported.promptTokens ?? this.promptTokens(),
-      completionTokens,
-      cachedTokens: reported.cachedTokens ?? 0,
-      cacheWriteTokens: reported.cacheWriteTokens ?? 0,
-      reasoningTokens: reported.reasoningTokens ?? 0,
-    };
+    this.billed ??= billedUsageOf(this.encoder.usage(), cut, () => this.encoder.deliveredText(), this.promptTokens);
     return this.billed;
   }
 

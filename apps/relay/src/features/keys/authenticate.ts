@@ -30,16 +30,25 @@ function bearer(header: string | undefined): string | undefined {
   return match?.[1];
 }
 
+/** Where a route reads the client's key: its SDK's places (docs/api.md 2). */
+export type KeyDialect = 'openai' | 'google' | 'anthropic';
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' && value ? value : undefined;
+}
+
 /**
  * The client's key: OpenAI routes read `Authorization: Bearer`; Gemini routes also accept
- * `x-goog-api-key` and `?key=`. The `sk-` prefix is optional (Google SDKs send keys as given).
+ * `x-goog-api-key` and `?key=`; Anthropic routes `x-api-key` (query strings ignored: Claude Code
+ * sends `?beta=true`). The `sk-` prefix is optional (Google SDKs send keys as given).
  */
-export function extractKey(req: KeyRequest, dialect: 'openai' | 'google'): string | undefined {
+export function extractKey(req: KeyRequest, dialect: KeyDialect): string | undefined {
   let key = bearer(req.headers.authorization);
   if (dialect === 'google') {
-    const header = req.headers['x-goog-api-key'];
     const query = req.query.key;
-    key = (typeof header === 'string' && header) || (typeof query === 'string' && query) || key;
+    key = headerValue(req.headers['x-goog-api-key']) ?? ((typeof query === 'string' && query) || key);
+  } else if (dialect === 'anthropic') {
+    key = headerValue(req.headers['x-api-key']) ?? key;
   }
   if (!key) return undefined;
   return key.startsWith('sk-') ? key : `sk-${key}`;
@@ -65,7 +74,7 @@ function check(resolved: { key: KeyRecord; user: UserRecord } | null): AuthConte
 }
 
 /** First check of every relay route (docs/api.md 1.3): a valid, enabled, funded key of an enabled user. */
-export function authenticate(cache: KeyCache, dialect: 'openai' | 'google') {
+export function authenticate(cache: KeyCache, dialect: KeyDialect) {
   return (req: KeyRequest, res: WithLocals, next: (err?: unknown) => void): void => {
     const key = extractKey(req, dialect);
     if (!key || !KEY_FORMAT.test(key)) {

@@ -5,6 +5,7 @@ import { type SseEvent, SseParser } from '../upstream/sse';
 import type { ChatUsage } from '../../providers/chat';
 import { jsonObjectIn, objectOf } from '../../providers/json';
 import type { Delivery, DeliveryContext } from './relay-call';
+import { countDeliveredTokens } from './tokens';
 import { maskUpstreamText } from './upstream-errors';
 
 /** What a dialect does with the events of one upstream stream. */
@@ -28,6 +29,28 @@ export interface BilledStreamDialect extends StreamDialect {
   readonly sawUsage: boolean;
   /** What the stream is billed for; `cut`: the client left or the upstream broke mid-stream. */
   billedUsage(cut: boolean): ChatUsage;
+}
+
+/**
+ * What an answer is billed for (docs/api.md 2.5): the provider's counts, and what it did not report
+ * counted. A cut stream may end before the provider's final count (Anthropic sends output tokens
+ * last): it is charged at least what was delivered.
+ */
+export function billedUsageOf(
+  reported: Partial<ChatUsage>,
+  cut: boolean,
+  delivered: () => string[],
+  promptTokens: () => number,
+): ChatUsage {
+  let completionTokens = reported.completionTokens;
+  if (completionTokens === undefined || cut) completionTokens = Math.max(completionTokens ?? 0, countDeliveredTokens(delivered()));
+  return {
+    promptTokens: reported.promptTokens ?? promptTokens(),
+    completionTokens,
+    cachedTokens: reported.cachedTokens ?? 0,
+    cacheWriteTokens: reported.cacheWriteTokens ?? 0,
+    reasoningTokens: reported.reasoningTokens ?? 0,
+  };
 }
 
 /** An upstream event that is malformed or reports a failure; its message is masked before a client sees it. */

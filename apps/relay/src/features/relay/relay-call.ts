@@ -37,19 +37,15 @@ export interface DeliveryContext {
 }
 
 /**
- * One dialect's request, as the routing and billing pipeline sees it: how to ask a channel, and
- * how to hand a successful upstream answer to the client.
+ * One dialect's request, as the routing pipeline sees it: how to ask a channel, and how to hand a
+ * successful upstream answer to the client.
  */
-export interface RelayCall {
+export interface ChannelCall {
   /** What the client called: routing takes the channels of every type that can answer it. */
   surface: RelaySurface;
   /** The model the client asked for (prices, allow-lists, routing, what the client sees). */
   model: string;
   stream: boolean;
-  /** Reserved before the call (docs/api.md 2.5); no cached tokens are known then. */
-  estimate: Pick<ChatUsage, 'promptTokens' | 'completionTokens'>;
-  /** The prompt's tokens as charged when the upstream reports none (tokenized only then). */
-  promptTokens(): number;
   upstreamRequest(channel: ChannelRecord, upstreamModel: string): {
     path: string;
     headers: Record<string, string>;
@@ -60,4 +56,18 @@ export interface RelayCall {
    * any byte (the pipeline may then try another channel).
    */
   deliver(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery>;
+  /**
+   * For an operation some channel types do not have (count_tokens, docs/api.md 2.9): answers the
+   * client without the upstream on such a channel and returns what was delivered; undefined where
+   * the channel is asked.
+   */
+  answerLocally?(context: DeliveryContext): Delivery | undefined;
+}
+
+/** A charged call (docs/api.md 2.5): what is reserved before it, what it costs when no usage comes. */
+export interface RelayCall extends ChannelCall {
+  /** Reserved before the call (docs/api.md 2.5); no cached tokens are known then. */
+  estimate: Pick<ChatUsage, 'promptTokens' | 'completionTokens'>;
+  /** The prompt's tokens as charged when the upstream reports none (tokenized only then). */
+  promptTokens(): number;
 }

@@ -11,8 +11,8 @@ import type { KeyRateLimit } from '../keys/rate-limit';
 import type { RelayMetrics, UpstreamSeries } from '../metrics/metrics';
 import type { OptionsCache } from '../options/options-cache';
 import { readBody, UpstreamFailure, type UpstreamClient } from '../upstream/client';
-import type { CallerRequest, CallerResponse, Delivery, RelayCall } from './relay-call';
-import { maskUpstreamText, UpstreamHttpError } from './upstream-errors';
+import type { CallerRequest, CallerResponse, ChannelCall, Delivery, RelayCall } from './relay-call';
+import { maskUpstreamText, UpstreamExhaustedError, UpstreamHttpError } from './upstream-errors';
 import { providerFor } from '../../providers/registry';
 
 /** The client disconnected: nothing more is sent, nothing is charged. */
@@ -45,6 +45,15 @@ interface CallTrace {
 
 const EMPTY = Buffer.alloc(0);
 
+/** Aborted when the client disconnects before its answer was written. */
+function clientSignal(res: CallerResponse): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
 /**
  * The pipeline every relayed call goes through (docs/api.md 1.3 order): allow-lists, channel, price,
  * reservation, upstream attempts with retries, then settlement of the actual charge.
@@ -57,21 +66,15 @@ export class RelayService {
   async relay(req: CallerRequest, res: CallerResponse, auth: AuthContext, call: RelayCall): Promise<void> {
     const startedAt = Date.now();
     const trace: CallTrace = { requestId: req.requestId, userId: auth.user.id, model: call.model };
-    if (this.deps.rateLimit) await this.deps.rateLimit.consume(auth.key.id);
-    checkAllowLists(auth, call.model, req.ip);
-    const plan = this.deps.channels.plan(call.surface, auth.group, call.model);
+    const plan = await this.route(req, auth, call);
     const price = priceFor(this.deps.options.values, call.model, auth.group);
     const reserved = chargeFor(price, call.estimate);
     const account: BillingAccount = { userId: auth.user.id, tokenId: auth.key.id, limitedToken: !auth.key.unlimitedQuota };
     await this.deps.balances.reserve(account, reserved);
 
-    const controller = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) controller.abort();
-    });
     let outcome: { channel: ChannelRecord; series: UpstreamSeries; delivery: Delivery };
     try {
-      outcome = await this.attempt(plan, call, res, controller.signal, startedAt, trace);
+      outcome = await this.attempt(plan, call, res, clientSignal(res), startedAt, trace);
     } catch (err) {
       await this.deps.balances.release(account, reserved);
       throw err;
@@ -84,10 +87,29 @@ export class RelayService {
     await this.settle(req, auth, account, call, price, reserved, outcome.channel, outcome.delivery, startedAt);
   }
 
+  /**
+   * A call that costs nothing (count_tokens, docs/api.md 2.9): checked, routed and retried as any
+   * other, but never priced, reserved or charged (no consume row).
+   */
+  async relayUncharged(req: CallerRequest, res: CallerResponse, auth: AuthContext, call: ChannelCall): Promise<void> {
+    const startedAt = Date.now();
+    const trace: CallTrace = { requestId: req.requestId, userId: auth.user.id, model: call.model };
+    const plan = await this.route(req, auth, call);
+    const outcome = await this.attempt(plan, call, res, clientSignal(res), startedAt, trace);
+    this.observeDelivery(outcome.series, outcome.channel, outcome.delivery, trace);
+  }
+
+  /** The checks before any price (docs/api.md 1.3 order): rate limit, allow-lists, then the channels. */
+  private async route(req: CallerRequest, auth: AuthContext, call: ChannelCall): Promise<ChannelPlan> {
+    if (this.deps.rateLimit) await this.deps.rateLimit.consume(auth.key.id);
+    checkAllowLists(auth, call.model, req.ip);
+    return this.deps.channels.plan(call.surface, auth.group, call.model);
+  }
+
   /** Tries channels in routing order; retries only failures that happened before the client got a byte. */
   private async attempt(
     plan: ChannelPlan,
-    call: RelayCall,
+    call: ChannelCall,
     res: CallerResponse,
     signal: AbortSignal,
     startedAt: number,
@@ -103,6 +125,8 @@ export class RelayService {
       previous?.retries.inc();
       const series = this.deps.metrics.upstream(channel.id, call.model);
       previous = series;
+      const local = call.answerLocally?.({ res, signal, startedAt, channel });
+      if (local) return { channel, series, delivery: local };
       const request = call.upstreamRequest(channel, channel.modelMapping.get(call.model) ?? call.model);
       try {
         const sentAt = performance.now();
@@ -159,7 +183,7 @@ export class RelayService {
     // is the channel's failure, retried elsewhere and never relayed as is.
     if (status >= 400 && status < 500 && status !== 429) throw relayed;
     this.deps.channels.coolDown(channel.id);
-    return status === 429 ? relayed : new AppError('upstream_error', `the upstream failed on every attempt (last: HTTP ${status})`);
+    return status === 429 ? relayed : new UpstreamExhaustedError(relayed);
   }
 
   /** auto_ban: status 3 with reason and time in the database, out of routing here and (via pub/sub) everywhere. */

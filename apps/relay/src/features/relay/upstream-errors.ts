@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { grpcStatusName } from '@modelgate/errors';
+import { AppError, anthropicErrorType, type ErrorDialect, grpcStatusName } from '@modelgate/errors';
 import { sendJson } from '@modelgate/http';
 import type { ChannelRecord } from '../channels/channel-cache';
 import type { UpstreamError } from '../../providers/provider';
@@ -49,29 +49,59 @@ export class UpstreamHttpError extends Error {
   }
 }
 
-export function sendUpstreamError(res: ServerResponse, err: UpstreamHttpError, dialect: 'openai' | 'google', requestId: string): void {
+/**
+ * Every attempt failed, the last with this 5xx answer: 502 `upstream_error` (docs/api.md 1.3),
+ * unless the client's dialect passes the answer on (see relayedUpstreamAnswer).
+ */
+export class UpstreamExhaustedError extends AppError {
+  constructor(readonly lastAnswer: UpstreamHttpError) {
+    super('upstream_error', `the upstream failed on every attempt (last: HTTP ${lastAnswer.status})`);
+  }
+}
+
+/** Anthropic's "overloaded" status. */
+const ANTHROPIC_OVERLOADED = 529;
+
+/**
+ * The upstream answer a client gets (masked) instead of a gateway error: a 4xx that was not retried
+ * or a 429 on the last attempt; on /v1/messages also an Anthropic channel's 529 `overloaded_error`
+ * on the last attempt, which Anthropic's SDKs know (docs/api.md 2.9).
+ */
+export function relayedUpstreamAnswer(err: unknown, dialect: ErrorDialect): UpstreamHttpError | undefined {
+  if (err instanceof UpstreamHttpError) return err;
+  if (dialect !== 'anthropic' || !(err instanceof UpstreamExhaustedError)) return undefined;
+  const last = err.lastAnswer;
+  return last.status === ANTHROPIC_OVERLOADED && last.channel.dialect === 'anthropic' ? last : undefined;
+}
+
+/** The error body of each client dialect for an upstream answer (message masked). */
+function upstreamErrorBody(err: UpstreamHttpError, dialect: Exclude<ErrorDialect, 'envelope'>, message: string, requestId: string): unknown {
+  const { error, status, channel } = err;
+  switch (dialect) {
+    case 'openai':
+      return {
+        error: {
+          message: `${message} (request id: ${requestId})`,
+          type: typeof error?.type === 'string' ? error.type : 'upstream_error',
+          param: typeof error?.param === 'string' ? error.param : null,
+          code: typeof error?.code === 'string' || typeof error?.code === 'number' ? error.code : 'upstream_error',
+        },
+      };
+    case 'google':
+      return { error: { code: status, message, status: typeof error?.status === 'string' ? error.status : grpcStatusName(status) } };
+    case 'anthropic': {
+      // An Anthropic channel's own type (kept in `code`, see anthropicErrorOf); others' by status.
+      const type = channel.dialect === 'anthropic' && typeof error?.code === 'string' ? error.code : anthropicErrorType(status);
+      return { type: 'error', error: { type, message } };
+    }
+  }
+}
+
+export function sendUpstreamError(res: ServerResponse, err: UpstreamHttpError, dialect: Exclude<ErrorDialect, 'envelope'>, requestId: string): void {
   if (res.headersSent) {
     res.end();
     return;
   }
   const text = typeof err.error?.message === 'string' && err.error.message ? err.error.message : `upstream answered ${err.status}`;
-  const message = maskUpstreamText(text, err.channel);
-  const body =
-    dialect === 'openai'
-      ? {
-          error: {
-            message: `${message} (request id: ${requestId})`,
-            type: typeof err.error?.type === 'string' ? err.error.type : 'upstream_error',
-            param: typeof err.error?.param === 'string' ? err.error.param : null,
-            code: typeof err.error?.code === 'string' || typeof err.error?.code === 'number' ? err.error.code : 'upstream_error',
-          },
-        }
-      : {
-          error: {
-            code: err.status,
-            message,
-            status: typeof err.error?.status === 'string' ? err.error.status : grpcStatusName(err.status),
-          },
-        };
-  sendJson(res, err.status, body);
+  sendJson(res, err.status, upstreamErrorBody(err, dialect, maskUpstreamText(text, err.channel), requestId));
 }

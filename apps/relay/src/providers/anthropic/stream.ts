@@ -5,18 +5,10 @@ import type { ChatStreamEvent } from '../chat';
 import type { ChatStreamDecoder } from '../provider';
 import { nowSeconds } from '../time';
 import { finishReasonOf } from './stop-reasons';
-import { type AnthropicUsage, partialUsageOf } from './usage';
+import { type AnthropicUsage, mergeReportedUsage, MESSAGE_DELTA_USAGE, MESSAGE_START_USAGE, partialUsageOf } from './usage';
 
 /** Anthropic answers with one choice. */
 const CHOICE = 0;
-
-/**
- * What message_start's usage reports for good: the prompt side. Its `output_tokens` is a
- * placeholder (the answer has not begun); taken as a count, a stream that ends before
- * message_delta would be charged that placeholder instead of what it delivered (docs/api.md 2.5).
- */
-const PROMPT_USAGE_FIELDS = ['input_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'] as const;
-const USAGE_FIELDS = [...PROMPT_USAGE_FIELDS, 'output_tokens'] as const;
 
 /** A field of an event that must be a record. */
 function recordIn(event: Record<string, unknown>, key: string): Record<string, unknown> {
@@ -65,7 +57,7 @@ class AnthropicStreamDecoder implements ChatStreamDecoder {
       case 'message_start': {
         const message = recordIn(data, 'message');
         const start: ChatStreamEvent = { type: 'start', id: stringIn(message, 'id'), created: nowSeconds() };
-        return isJsonObject(message.usage) ? [start, this.usageEvent(message.usage, PROMPT_USAGE_FIELDS)] : [start];
+        return isJsonObject(message.usage) ? [start, this.usageEvent(message.usage, MESSAGE_START_USAGE)] : [start];
       }
       case 'content_block_start':
         return this.blockStart(blockIndexOf(data), recordIn(data, 'content_block'));
@@ -75,7 +67,7 @@ class AnthropicStreamDecoder implements ChatStreamDecoder {
         const stopReason = recordIn(data, 'delta').stop_reason;
         const events: ChatStreamEvent[] =
           typeof stopReason === 'string' ? [{ type: 'finish', choice: CHOICE, reason: finishReasonOf(stopReason) }] : [];
-        if (isJsonObject(data.usage)) events.push(this.usageEvent(data.usage, USAGE_FIELDS));
+        if (isJsonObject(data.usage)) events.push(this.usageEvent(data.usage, MESSAGE_DELTA_USAGE));
         return events;
       }
       case 'message_stop':
@@ -135,10 +127,7 @@ class AnthropicStreamDecoder implements ChatStreamDecoder {
   }
 
   private usageEvent(reported: Record<string, unknown>, fields: readonly (keyof AnthropicUsage)[]): ChatStreamEvent {
-    for (const field of fields) {
-      const value = reported[field];
-      if (value !== undefined && value !== null) this.usage[field] = value;
-    }
+    mergeReportedUsage(this.usage, reported, fields);
     return { type: 'usage', usage: partialUsageOf(this.usage) };
   }
 }

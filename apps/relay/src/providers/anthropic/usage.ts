@@ -11,6 +11,23 @@ export interface AnthropicUsage {
   cache_creation_input_tokens?: unknown;
 }
 
+/**
+ * What message_start's usage reports for good: the prompt side. Its `output_tokens` is a
+ * placeholder (the answer has not begun); taken as a count, a stream that ends before
+ * message_delta would be charged that placeholder instead of what it delivered (docs/api.md 2.5).
+ */
+export const MESSAGE_START_USAGE = ['input_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'] as const;
+/** message_delta's usage: the output so far, and the prompt side again where it is reported. */
+export const MESSAGE_DELTA_USAGE = [...MESSAGE_START_USAGE, 'output_tokens'] as const;
+
+/** A stream's usage fields are cumulative: the latest reported value of each of `fields` is kept. */
+export function mergeReportedUsage(usage: AnthropicUsage, reported: Record<string, unknown>, fields: readonly (keyof AnthropicUsage)[]): void {
+  for (const field of fields) {
+    const value = reported[field];
+    if (value !== undefined && value !== null) usage[field] = value;
+  }
+}
+
 type PromptUsage = Pick<ChatUsage, 'promptTokens' | 'cachedTokens' | 'cacheWriteTokens'>;
 
 /** An optional cache count: absent or null is 0, an unbelievable one undefined. */

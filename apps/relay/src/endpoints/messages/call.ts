@@ -1,0 +1,79 @@
+import type { ChannelRecord } from '../../features/channels/channel-cache';
+import { deliverEventStream } from '../../features/relay/event-stream';
+import type { Delivery, DeliveryContext, RelayCall } from '../../features/relay/relay-call';
+import { countPromptTokens, estimatePromptTokens, type PromptPieces } from '../../features/relay/tokens';
+import type { UpstreamResponse } from '../../features/upstream/client';
+import { chatRequestFromAnthropic } from '../../providers/anthropic/client-request';
+import { chatResponseToAnthropic } from '../../providers/anthropic/client-response';
+import { AnthropicEventEncoder } from '../../providers/anthropic/client-stream';
+import type { ChatRequest } from '../../providers/chat';
+import { providerFor } from '../../providers/registry';
+import { PassThroughBody } from '../openai-pass-through';
+import { deliverTranslatedWhole, TranslatedChatStream } from '../translated';
+import {
+  type AnthropicClientHeaders,
+  anthropicPost,
+  deliverWholeMessage,
+  MessagesPassThroughStream,
+  renamedModel,
+} from './pass-through';
+import { type MessagesBody, messagesPromptPieces } from './request';
+
+/**
+ * `POST /v1/messages` (docs/api.md 2.9) on any channel that can answer it: passed through to
+ * Anthropic channels (the client's bytes, `anthropic-version` and `anthropic-beta`), translated
+ * through the internal form for the others (2.6).
+ */
+export class MessagesCall implements RelayCall {
+  readonly surface = 'messages' as const;
+  readonly model: string;
+  readonly stream: boolean;
+  readonly estimate: RelayCall['estimate'];
+  private readonly prompt: PromptPieces;
+  /** The client's bytes, re-serialised only for a channel that renames the model. */
+  private readonly passed: PassThroughBody;
+  /** Converted once, on the first translated attempt. */
+  private internal: ChatRequest | undefined;
+
+  constructor(
+    private readonly body: MessagesBody,
+    raw: Buffer,
+    private readonly requestId: string,
+    private readonly clientHeaders: AnthropicClientHeaders,
+  ) {
+    this.model = body.model;
+    this.stream = body.stream === true;
+    // Anthropic streams report usage unasked: only the model may change.
+    this.passed = new PassThroughBody(raw, body, false, false);
+    this.prompt = messagesPromptPieces(body);
+    // `max_tokens` is required, and a thinking budget is part of it.
+    this.estimate = { promptTokens: estimatePromptTokens(this.prompt), completionTokens: body.max_tokens };
+  }
+
+  promptTokens(): number {
+    return countPromptTokens(this.prompt);
+  }
+
+  upstreamRequest(channel: ChannelRecord, upstreamModel: string) {
+    if (channel.dialect === 'anthropic') return anthropicPost(channel, '/v1/messages', this.passed.for(upstreamModel), this.clientHeaders);
+    this.internal ??= chatRequestFromAnthropic(this.body);
+    return providerFor(channel).chatRequest(channel, upstreamModel, this.internal);
+  }
+
+  deliver(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {
+    const { channel } = context;
+    const promptTokens = () => this.promptTokens();
+    if (channel.dialect === 'anthropic') {
+      const clientModel = renamedModel(channel, this.model);
+      return this.stream
+        ? deliverEventStream(upstream, context, new MessagesPassThroughStream(clientModel, promptTokens))
+        : deliverWholeMessage(upstream, context, clientModel, promptTokens);
+    }
+    const provider = providerFor(channel);
+    if (!this.stream) {
+      return deliverTranslatedWhole(upstream, context, provider, (response, usage) => chatResponseToAnthropic(response, this.model, usage), promptTokens);
+    }
+    const encoder = new AnthropicEventEncoder({ model: this.model, requestId: this.requestId, promptTokens: this.estimate.promptTokens });
+    return deliverEventStream(upstream, context, new TranslatedChatStream(provider.chatStream(), encoder, promptTokens));
+  }
+}

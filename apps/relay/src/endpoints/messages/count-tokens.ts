@@ -1,0 +1,56 @@
+import { sendJson } from '@modelgate/http';
+import type { ChannelRecord } from '../../features/channels/channel-cache';
+import type { ChannelCall, Delivery, DeliveryContext } from '../../features/relay/relay-call';
+import { countPromptTokens } from '../../features/relay/tokens';
+import { answerObjectOf, readBody, type UpstreamResponse } from '../../features/upstream/client';
+import { PassThroughBody } from '../openai-pass-through';
+import { type AnthropicClientHeaders, anthropicPost } from './pass-through';
+import { type CountTokensBody, messagesPromptPieces } from './request';
+
+/** Nothing is charged for a count (docs/api.md 2.9). */
+const NOT_CHARGED: Pick<Delivery, 'usage' | 'billable'> = {
+  usage: { promptTokens: 0, completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
+  billable: false,
+};
+
+/**
+ * `POST /v1/messages/count_tokens` (docs/api.md 2.9), routed like `/v1/messages` and never
+ * charged (RelayService.relayUncharged). An Anthropic channel counts natively, with the client's
+ * bytes and protocol headers; other channel types have no such operation, and the relay answers
+ * with its own count of the prompt, the one it charges when an upstream reports no usage.
+ */
+export class CountTokensCall implements ChannelCall {
+  readonly surface = 'messages' as const;
+  readonly stream = false;
+  readonly model: string;
+  private readonly passed: PassThroughBody;
+
+  constructor(
+    private readonly body: CountTokensBody,
+    raw: Buffer,
+    private readonly clientHeaders: AnthropicClientHeaders,
+  ) {
+    this.model = body.model;
+    this.passed = new PassThroughBody(raw, body, false, false);
+  }
+
+  answerLocally({ res, channel }: DeliveryContext): Delivery | undefined {
+    if (channel.dialect === 'anthropic') return undefined;
+    sendJson(res, 200, { input_tokens: countPromptTokens(messagesPromptPieces(this.body)) });
+    return { ...NOT_CHARGED, firstByteMs: null };
+  }
+
+  /** Only Anthropic channels are asked (see answerLocally). */
+  upstreamRequest(channel: ChannelRecord, upstreamModel: string) {
+    return anthropicPost(channel, '/v1/messages/count_tokens', this.passed.for(upstreamModel), this.clientHeaders);
+  }
+
+  /** The channel's `{input_tokens}` as it is (checked to be a JSON object). */
+  async deliver(upstream: UpstreamResponse, { res, signal, startedAt }: DeliveryContext): Promise<Delivery> {
+    const raw = await readBody(upstream, signal);
+    answerObjectOf(raw);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': raw.length });
+    res.end(raw);
+    return { ...NOT_CHARGED, firstByteMs: Date.now() - startedAt };
+  }
+}
