@@ -54,7 +54,11 @@ describe('a mixed burst of every surface', () => {
     await harness.relay.ledger.flush();
     const rows = await consumeLogs(harness.prisma);
     expect(rows).toHaveLength(calls.length);
-    expect(rows.every((row) => row.quota > 0)).toBe(true);
+    // A consume row's quota is the (negative) change of the balance.
+    expect(rows.every((row) => row.quota < 0)).toBe(true);
+    const perModel = (model: string) => rows.filter((row) => row.modelName === model).length;
+    // Three surfaces, plain and streamed, per chat model; Gemini's own surface and completions once.
+    expect([...TYPES.map((type) => perModel(CHAT_CHANNELS[type].model)), perModel(MODEL)]).toEqual([6, 6, 7, 1]);
     await expectLedgerInvariant(harness.prisma);
   });
 });
