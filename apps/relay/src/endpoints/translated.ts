@@ -78,7 +78,8 @@ export class TranslatedChatStream implements BilledStreamDialect {
   onEvent(event: SseEvent): string | null {
     let text = '';
     for (const internal of this.decoder.decode(event)) {
-      if (internal.type === 'usage') this.sawUsage = true;
+      // A prompt count alone (Anthropic's message_start) comes before anything was generated.
+      if (internal.type === 'usage' && internal.usage.completionTokens !== undefined) this.sawUsage = true;
       text += this.encoder.encode(internal);
     }
     return text === '' ? null : text;

@@ -72,6 +72,13 @@ describe('MessagesPassThroughStream', () => {
     expect(stream.billedUsage(true)).toMatchObject({ promptTokens: 130, completionTokens: countDeliveredTokens(['Let me think.', 'Hello there, ', 'friend.']) });
   });
 
+  it("takes message_start's prompt count for no output count: a stream cut right after it delivered nothing", () => {
+    const stream = passThrough();
+    relay(stream, [START, sse('ping', {})]);
+    expect(stream.sawUsage).toBe(false);
+    expect(stream.billedUsage(true)).toMatchObject({ promptTokens: 130, completionTokens: 0 });
+  });
+
   it('counts the prompt and the text when no usage came at all', () => {
     const noUsage = START.replace(/,"usage":\{[^}]*\}/, '');
     const stream = passThrough();

@@ -109,7 +109,6 @@ function eventNameOf(event: SseEvent, data: string): unknown {
  */
 export class MessagesPassThroughStream implements BilledStreamDialect {
   done = false;
-  sawUsage = false;
   private readonly usage: AnthropicUsage = {};
   /** The data of the events that carry generated pieces, parsed only when they must be counted. */
   private readonly contentEvents: string[] = [];
@@ -154,10 +153,16 @@ export class MessagesPassThroughStream implements BilledStreamDialect {
     return `event: message_start\ndata: ${JSON.stringify(start)}\n\n`;
   }
 
+  /**
+   * The output count came (`message_delta`). `message_start` reports the prompt before anything is
+   * generated: a stream cut after it that delivered nothing costs nothing (docs/api.md 2.5).
+   */
+  get sawUsage(): boolean {
+    return this.usage.output_tokens !== undefined;
+  }
+
   private report(usage: unknown, fields: readonly (keyof AnthropicUsage)[]): void {
-    if (!isJsonObject(usage)) return;
-    this.sawUsage = true;
-    mergeReportedUsage(this.usage, usage, fields);
+    if (isJsonObject(usage)) mergeReportedUsage(this.usage, usage, fields);
   }
 
   private deliveredPieces(): string[] {

@@ -25,7 +25,10 @@ export interface StreamDialect {
 
 /** A stream dialect that also knows what the stream is billed for. */
 export interface BilledStreamDialect extends StreamDialect {
-  /** The provider reported usage (a cut stream that did is billed even without delivered text). */
+  /**
+   * The provider reported its output count (a cut stream that did is billed even without delivered
+   * text); a prompt count alone does not count, as it comes before anything is generated.
+   */
   readonly sawUsage: boolean;
   /** What the stream is billed for; `cut`: the client left or the upstream broke mid-stream. */
   billedUsage(cut: boolean): ChatUsage;
