@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { AppError, toAnthropic } from '@modelgate/errors';
+import { AppError } from '@modelgate/errors';
 import { CHANNEL_TYPE, CHANNEL_TYPES } from '@modelgate/schemas';
 import type { ChannelRecord } from '../../features/channels/channel-cache';
 import { type BilledStreamDialect, billedUsageOf, eventObjectOf, reportedStreamError } from '../../features/relay/event-stream';
@@ -16,6 +16,7 @@ import {
   mergeReportedUsage,
   partialUsageOf,
 } from '../../providers/anthropic/usage';
+import { anthropicErrorEvent } from '../../providers/anthropic/client-stream';
 import { jsonPost } from '../../providers/upstream-call';
 
 /** The protocol headers of a Messages client that an Anthropic channel receives (docs/api.md 2.9). */
@@ -88,11 +89,6 @@ export async function deliverWholeMessage(
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
   return { usage, firstByteMs: Date.now() - startedAt, billable: true };
-}
-
-/** Anthropic's in-stream error event, with the body of its error answers (docs/api.md 1.3, 2.9). */
-export function anthropicErrorEvent(error: AppError): string {
-  return `event: error\ndata: ${JSON.stringify(toAnthropic(error).body)}\n\n`;
 }
 
 /** The event's name: its `event:` line, or (from a server that sends none) its data's `type`. */

@@ -34,6 +34,11 @@ interface OpenBlock {
   type: AnswerBlock['type'];
 }
 
+/** Anthropic's in-stream `error` event, with the body of its error answers (docs/api.md 1.3, 2.9). */
+export function anthropicErrorEvent(error: AppError): string {
+  return `event: error\ndata: ${JSON.stringify(toAnthropic(error).body)}\n\n`;
+}
+
 /** One SSE event as Anthropic frames it: the `event:` line repeats the data's `type`. */
 function sse<Data extends { type: string }>(data: Data): string {
   return `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -92,9 +97,8 @@ export class AnthropicEventEncoder implements ChatStreamEncoder {
     );
   }
 
-  /** Anthropic's mid-stream `error` event: its error body (docs/api.md 1.3, 2.9). */
   errorTail(error: AppError): string {
-    return `event: error\ndata: ${JSON.stringify(toAnthropic(error).body)}\n\n`;
+    return anthropicErrorEvent(error);
   }
 
   usage(): Partial<ChatUsage> {
