@@ -4,7 +4,7 @@
 import { AppError } from '@modelgate/errors';
 import { StreamEventError } from '../src/features/relay/event-stream';
 import type { SseEvent } from '../src/features/upstream/sse';
-import { deltaOf, ResponsesPassThrough, ResponsesPassThroughStream, usageFromResponses } from '../src/endpoints/responses/native';
+import { ResponsesPassThrough, ResponsesPassThroughStream, usageFromResponses } from '../src/endpoints/responses/native';
 import type { ResponsesBody } from '../src/endpoints/responses/request';
 import { thrownBy } from './thrown';
 
@@ -32,28 +32,6 @@ function written(text: string | null): Record<string, unknown> {
   const data = text?.split('\n').find((line) => line.startsWith('data: '));
   return JSON.parse(data?.slice('data: '.length) ?? 'null') as Record<string, unknown>;
 }
-
-describe('deltaOf', () => {
-  it.each([
-    ['{"type":"response.output_text.delta","delta":"hello","logprobs":[]}', 'hello'],
-    ['{"type":"x","item_id":"a\\"delta\\":\\"no","delta":"yes"}', 'yes'],
-    ['{"type":"x","delta":"quote \\" backslash \\\\ unicode \\u00e9 \\ud83d\\ude00"}', 'quote " backslash \\ unicode é 😀'],
-    ['{"type": "x", "delta": "spaced"}', 'spaced'],
-    ['{"type":"x","delta":""}', ''],
-    ['{"type":"x","obj":{"a":1},"delta":"after an object"}', 'after an object'],
-  ])('reads the delta of %s', (data, expected) => {
-    expect(deltaOf(data)).toBe(expected);
-  });
-
-  it('is undefined when there is no string delta', () => {
-    expect(deltaOf('{"type":"x","delta":null}')).toBeUndefined();
-    expect(deltaOf('{"type":"x"}')).toBeUndefined();
-  });
-
-  it('refuses an event that is not JSON', () => {
-    expect(thrownBy(() => deltaOf('{"type":"x","delta":"unterminated'))).toBeInstanceOf(StreamEventError);
-  });
-});
 
 describe('usageFromResponses', () => {
   it('reads every count, cached and cache-write tokens within the input, reasoning within the output', () => {

@@ -1,4 +1,4 @@
-import { AppError, toOpenAI } from '@modelgate/errors';
+import { AppError } from '@modelgate/errors';
 import { CHANNEL_TYPES } from '@modelgate/schemas';
 import type { ChannelRecord } from '../../features/channels/channel-cache';
 import {
@@ -13,8 +13,8 @@ import { countDeliveredTokens, reportedTokenCount } from '../../features/relay/t
 import { answerObjectOf, readBody, type UpstreamResponse } from '../../features/upstream/client';
 import type { SseEvent } from '../../features/upstream/sse';
 import type { ChatUsage } from '../../providers/chat';
-import { isJsonObject, objectOf } from '../../providers/json';
-import { usageToResponses } from '../../providers/openai/responses-output';
+import { isJsonObject, jsonObjectIn, objectOf } from '../../providers/json';
+import { failureMessageOf, usageToResponses } from '../../providers/openai/responses-output';
 import type { UpstreamCall } from '../../providers/provider';
 import { nowSeconds } from '../../providers/time';
 import { jsonPost } from '../../providers/upstream-call';
@@ -137,36 +137,6 @@ const DELTA_EVENTS: ReadonlySet<string> = new Set([
   'response.custom_tool_call_input.delta',
 ]);
 
-const DELTA_KEY = '"delta":';
-
-/**
- * The `delta` of a delta event without parsing the whole event (streams are mostly these): the key
- * is found by text, as it cannot occur inside a JSON string (its quotes would be escaped there), and
- * only its string literal is parsed. An event laid out otherwise is parsed whole.
- */
-export function deltaOf(data: string): string | undefined {
-  const key = data.indexOf(DELTA_KEY);
-  if (key !== -1) {
-    let start = key + DELTA_KEY.length;
-    while (data.charCodeAt(start) === 0x20) start++;
-    if (data.charCodeAt(start) === 0x22) {
-      let end = start + 1;
-      for (; end < data.length; end++) {
-        const code = data.charCodeAt(end);
-        if (code === 0x5c) end++;
-        else if (code === 0x22) break;
-      }
-      try {
-        return JSON.parse(data.slice(start, end + 1)) as string;
-      } catch {
-        // Not a string literal after all: read the whole event.
-      }
-    }
-  }
-  const delta = eventObjectOf(data).delta;
-  return typeof delta === 'string' ? delta : undefined;
-}
-
 function sseEvent(type: string, payload: Record<string, unknown>): string {
   return `event: ${type}\ndata: ${JSON.stringify(payload)}\n\n`;
 }
@@ -174,7 +144,8 @@ function sseEvent(type: string, payload: Record<string, unknown>): string {
 /**
  * A Responses stream passed on event by event, each one's bytes as they came, except the events
  * that carry the response object, whose `model` becomes the client's. Only those (and the rare
- * `output_item.added` and `error` events) are parsed: deltas are told by their `event:` line.
+ * `output_item.added` and `error` events) are parsed: deltas are told by their `event:` line and
+ * kept unparsed, read only when the charge must count them (no usage came).
  */
 export class ResponsesPassThroughStream implements BilledStreamDialect {
   done = false;
@@ -185,7 +156,10 @@ export class ResponsesPassThroughStream implements BilledStreamDialect {
   private started: Record<string, unknown> | undefined;
   private reported: ChatUsage | undefined;
   private billed: ChatUsage | undefined;
-  private readonly generated: string[] = [];
+  /** The names of the tool calls begun. */
+  private readonly toolNames: string[] = [];
+  /** The data of the delta events passed on. */
+  private readonly deltaEvents: string[] = [];
 
   constructor(private readonly pass: ResponsesPassThrough) {}
 
@@ -201,12 +175,11 @@ export class ResponsesPassThroughStream implements BilledStreamDialect {
     }
     let text = event.raw;
     if (DELTA_EVENTS.has(type)) {
-      const delta = deltaOf(data);
-      if (delta) this.generated.push(delta);
+      this.deltaEvents.push(data);
     } else if (LIFECYCLE_EVENTS.has(type)) {
       text = this.lifecycle(type, parsed ?? eventObjectOf(data)) ?? text;
     } else if (type === 'response.output_item.added') {
-      pushStrings(this.generated, objectOf((parsed ?? eventObjectOf(data)).item).name);
+      pushStrings(this.toolNames, objectOf((parsed ?? eventObjectOf(data)).item).name);
     } else if (type === 'error') {
       const payload = parsed ?? eventObjectOf(data);
       // OpenAI nests the error; the published event schema has its fields at the top.
@@ -245,8 +218,15 @@ export class ResponsesPassThroughStream implements BilledStreamDialect {
    * that reports none) the prompt and the delivered pieces are counted.
    */
   billedUsage(): ChatUsage {
-    this.billed ??= this.reported ?? this.pass.countedUsage(this.generated);
+    this.billed ??= this.reported ?? this.pass.countedUsage(this.deliveredPieces());
     return this.billed;
+  }
+
+  /** The tool names and the deltas delivered (a delta that is not JSON was passed on, and counts nothing). */
+  private deliveredPieces(): string[] {
+    const pieces = [...this.toolNames];
+    for (const data of this.deltaEvents) pushStrings(pieces, jsonObjectIn(data)?.delta);
+    return pieces;
   }
 
   /** A stream that ended without its last event did not complete: the client is told so. */
@@ -259,7 +239,7 @@ export class ResponsesPassThroughStream implements BilledStreamDialect {
    * client keeps the items it received (the openai SDK fills a failed response's output from them).
    */
   errorTail(error: AppError): string {
-    const { message } = (toOpenAI(error, this.pass.requestId).body as { error: { message: string } }).error;
+    const message = failureMessageOf(error, this.pass.requestId);
     const { output: _output, ...started } = this.started ?? { id: `resp_${this.pass.requestId}`, object: 'response', created_at: nowSeconds() };
     const response = { ...started, model: this.pass.model, status: 'failed', error: { code: 'server_error', message } };
     return sseEvent('response.failed', { type: 'response.failed', sequence_number: this.relayed, response });

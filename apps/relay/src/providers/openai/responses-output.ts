@@ -1,3 +1,4 @@
+import { type AppError, toOpenAI } from '@modelgate/errors';
 import type { ResponsesBody } from '../../endpoints/responses/request';
 import type { ChatUsage, ContentPart, FinishReason } from '../chat';
 import { encryptedContentOf, type ReasoningPart } from './responses-reasoning';
@@ -153,6 +154,11 @@ function toolsEcho(body: ResponsesBody): Record<string, unknown>[] {
       ? [{ type: 'function', name: tool.name, description: tool.description ?? null, parameters: tool.parameters ?? null, strict: tool.strict ?? null }]
       : [],
   );
+}
+
+/** A failed response's `error.message`: the OpenAI error body's (docs/api.md 1.3), ending with the request id. */
+export function failureMessageOf(error: AppError, requestId: string): string {
+  return (toOpenAI(error, requestId).body as { error: { message: string } }).error.message;
 }
 
 /** How a response stands: being generated, ended (normally or short), or failed. */

@@ -1,10 +1,11 @@
-import { type AppError, toOpenAI } from '@modelgate/errors';
+import type { AppError } from '@modelgate/errors';
 import type { ResponsesBody } from '../../endpoints/responses/request';
 import type { ChatStreamEncoder } from '../../endpoints/translated';
 import type { ChatStreamEvent, ChatUsage, ContentPart, FinishReason } from '../chat';
 import { nowSeconds } from '../time';
 import {
   appendToOutput,
+  failureMessageOf,
   includesEncryptedReasoning,
   type OutputSource,
   outputItemId,
@@ -77,8 +78,7 @@ export class ResponsesEventEncoder implements ChatStreamEncoder {
 
   /** When the upstream failed after the client's first byte: `response.failed` (docs/api.md 2.10). */
   errorTail(error: AppError): string {
-    // The message of the OpenAI error body (docs/api.md 1.3), which ends with the request id.
-    const { message } = (toOpenAI(error, this.options.requestId).body as { error: { message: string } }).error;
+    const message = failureMessageOf(error, this.options.requestId);
     return this.begin() + this.emit('response.failed', { response: this.response({ status: 'failed', message }) });
   }
 
