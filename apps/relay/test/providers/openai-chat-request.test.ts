@@ -226,6 +226,17 @@ describe('chatRequestToOpenAI', () => {
     });
   });
 
+  it.each<[string, ChatRequest['reasoning'], string | undefined]>([
+    ['a budget of 1024 or less is low', { budgetTokens: 1024 }, 'low'],
+    ['a budget up to 8192 is medium', { budgetTokens: 8192 }, 'medium'],
+    ['a larger budget is high', { budgetTokens: 8193 }, 'high'],
+    ['a budget of 0 turns reasoning off', { budgetTokens: 0 }, 'none'],
+    ["a negative budget (Gemini's dynamic) leaves the model's default", { budgetTokens: -1 }, undefined],
+    ['no reasoning asked', undefined, undefined],
+  ])('sends a thinking budget as an effort: %s', (_name, reasoning, effort) => {
+    expect(chatRequestToOpenAI({ ...base, reasoning }, 'o4-mini').reasoning_effort).toBe(effort);
+  });
+
   it('always asks a stream for its usage', () => {
     expect(chatRequestToOpenAI({ ...base, stream: true }, 'gpt-4o')).toMatchObject({ stream: true, stream_options: { include_usage: true } });
     expect(chatRequestToOpenAI(base, 'gpt-4o')).not.toHaveProperty('stream');

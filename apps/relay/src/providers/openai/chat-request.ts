@@ -239,6 +239,24 @@ function responseFormatToOpenAI(format: ResponseFormat): Record<string, unknown>
   return { type: 'json_schema', json_schema: jsonSchema };
 }
 
+/** The largest thinking budgets read as OpenAI's `low` and `medium` efforts; a larger one is `high`. */
+const LOW_EFFORT_BUDGET = 1024;
+const MEDIUM_EFFORT_BUDGET = 8192;
+
+/**
+ * `reasoning_effort` for an internal request: its effort, else its thinking budget (Anthropic
+ * `budget_tokens`, Gemini `thinkingBudget`) as the nearest level. A budget of 0 is thinking turned
+ * off (`none`); a negative one (Gemini's "dynamic") leaves the model its default.
+ */
+function reasoningEffortToOpenAI(reasoning: ReasoningRequest | undefined): string | undefined {
+  if (reasoning?.effort !== undefined) return reasoning.effort;
+  const budget = reasoning?.budgetTokens;
+  if (budget === undefined || budget < 0) return undefined;
+  if (budget === 0) return 'none';
+  if (budget <= LOW_EFFORT_BUDGET) return 'low';
+  return budget <= MEDIUM_EFFORT_BUDGET ? 'medium' : 'high';
+}
+
 /**
  * The OpenAI chat body for an internal request. `max_completion_tokens` is OpenAI's current limit
  * field (its reasoning models refuse `max_tokens`); streams always ask for usage, so the charge
@@ -261,7 +279,8 @@ export function chatRequestToOpenAI(request: ChatRequest, upstreamModel: string)
   if (request.toolChoice !== undefined) body.tool_choice = toolChoiceToOpenAI(request.toolChoice);
   if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   if (request.responseFormat !== undefined) body.response_format = responseFormatToOpenAI(request.responseFormat);
-  if (request.reasoning?.effort !== undefined) body.reasoning_effort = request.reasoning.effort;
+  const effort = reasoningEffortToOpenAI(request.reasoning);
+  if (effort !== undefined) body.reasoning_effort = effort;
   if (request.user !== undefined) body.user = request.user;
   if (request.stream) {
     body.stream = true;
