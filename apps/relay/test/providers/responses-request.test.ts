@@ -6,7 +6,8 @@ import { AppError } from '@modelgate/errors';
 import type { ResponseCreateParams, ResponseInputItem } from 'openai/resources/responses/responses';
 import { parseResponsesRequest } from '../../src/endpoints/responses/request';
 import type { ChatMessage, ChatRequest, ContentPart } from '../../src/providers/chat';
-import { chatRequestFromResponses } from '../../src/providers/openai/responses-request';
+import { geminiProvider } from '../../src/providers/gemini';
+import { chatRequestFromResponses, inResponsesTerms } from '../../src/providers/openai/responses-request';
 import { thrownBy } from '../thrown';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
@@ -284,5 +285,19 @@ describe('chatRequestFromResponses: what cannot be served is a 400 naming the fi
     expect(error).toMatchObject({ code: 'invalid_request', status: 400, param });
     expect((error as AppError).message).toContain(`${param}: `);
     expect((error as AppError).message).toContain(words);
+  });
+});
+
+describe('inResponsesTerms', () => {
+  it("names the input, not chat's messages, in a provider's refusal of the conversation", () => {
+    const request = internal({ input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'data:image/png;base64', detail: 'auto' }] }] });
+    const refused = thrownBy(() => geminiProvider.chatRequest({ key: 'AIza-test-key', pathPrefix: '' }, 'gemini-2.5-flash', request));
+    expect(refused).toMatchObject({ param: 'messages' });
+    expect(inResponsesTerms(refused)).toMatchObject({ code: 'invalid_request', status: 400, param: 'input', message: 'input: a data URL is not valid' });
+  });
+
+  it('leaves errors about other fields as they are', () => {
+    const error = new AppError('invalid_request', 'n: Anthropic returns one choice; n must be 1', { param: 'n' });
+    expect(inResponsesTerms(error)).toBe(error);
   });
 });

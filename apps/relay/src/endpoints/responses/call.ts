@@ -3,7 +3,7 @@ import { deliverEventStream } from '../../features/relay/event-stream';
 import type { Delivery, DeliveryContext, RelayCall } from '../../features/relay/relay-call';
 import type { UpstreamResponse } from '../../features/upstream/client';
 import type { ChatRequest } from '../../providers/chat';
-import { chatRequestFromResponses } from '../../providers/openai/responses-request';
+import { chatRequestFromResponses, inResponsesTerms } from '../../providers/openai/responses-request';
 import { chatResponseToResponses } from '../../providers/openai/responses-response';
 import { ResponsesEventEncoder } from '../../providers/openai/responses-stream';
 import { providerFor } from '../../providers/registry';
@@ -51,7 +51,11 @@ export class ResponsesCall implements RelayCall {
   upstreamRequest(channel: ChannelRecord, upstreamModel: string) {
     if (speaksResponses(channel)) return this.pass.upstreamRequest(channel, upstreamModel);
     this.internal ??= chatRequestFromResponses(this.body);
-    return providerFor(channel).chatRequest(channel, upstreamModel, this.internal);
+    try {
+      return providerFor(channel).chatRequest(channel, upstreamModel, this.internal);
+    } catch (err) {
+      throw inResponsesTerms(err);
+    }
   }
 
   deliver(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {

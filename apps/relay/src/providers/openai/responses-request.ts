@@ -228,6 +228,19 @@ function responseFormatOf(text: ResponsesBody['text']): ResponseFormat | undefin
   return { type: 'json_schema', name: format.name, schema: format.schema, strict: format.strict ?? undefined };
 }
 
+/** Chat's name for the conversation, which the providers' conversions give the content they refuse. */
+const CHAT_CONVERSATION = 'messages';
+
+/**
+ * A client error a provider raised while writing the internal form of a Responses request: about
+ * `messages` as chat names the conversation, which the Responses client sent as `input`.
+ */
+export function inResponsesTerms(err: unknown): unknown {
+  if (!(err instanceof AppError) || err.param !== CHAT_CONVERSATION) return err;
+  const message = err.message.startsWith(`${CHAT_CONVERSATION}:`) ? `input${err.message.slice(CHAT_CONVERSATION.length)}` : err.message;
+  return new AppError(err.code, message, { status: err.status, type: err.type, param: 'input' });
+}
+
 /**
  * A Responses request (docs/api.md 2.10) in the internal form, for a channel that does not speak it
  * natively. `instructions` and system / developer messages, wherever they are, become the system
