@@ -5,7 +5,7 @@ import { CHANNEL_TYPE, type ChannelType } from '@modelgate/schemas';
 import { type ChannelOverrides, createChannel } from '@modelgate/testing';
 import type { RecordedRequest } from '@modelgate/testing/fake-upstream';
 import type OpenAI from 'openai';
-import { consumeLogs, harness, type RelayHarness, setUnitPrices, upstream } from './harness';
+import { consumeLogs, eventually, expectLedgerInvariant, harness, type RelayHarness, setUnitPrices, upstream } from './harness';
 
 export const { openai: OPENAI, anthropic: ANTHROPIC, gemini: GEMINI } = CHANNEL_TYPE;
 
@@ -122,5 +122,27 @@ export async function settledConsumeRow(harness: RelayHarness) {
   expect(rows).toHaveLength(1);
   const [row] = rows;
   if (!row) throw new Error('no consume row');
+  return row;
+}
+
+/**
+ * docs/api.md 2.5: a stream its client left at `abortedAt`, while the upstream was sending `pieces`
+ * slowly, closed the upstream call within 1 s and was charged for what was delivered (at least
+ * `delivered` tokens). The call's consume row, for further checks.
+ */
+export async function expectLeftStreamCharged(abortedAt: number, { delivered, pieces }: { delivered: number; pieces: number }) {
+  expect(abortedAt).toBeGreaterThan(0);
+  const request = recorded(upstream.requests);
+  await eventually(() => expect(request.closed).toBe(true), 2_000);
+  expect(request.completed).toBe(false);
+  expect((request.closedAt ?? Infinity) - abortedAt).toBeLessThan(1_000);
+  expect(request.chunksSent).toBeLessThan(pieces);
+
+  const row = await eventually(() => settledConsumeRow(harness));
+  expect(row.isStream).toBe(true);
+  expect(row.completionTokens).toBeGreaterThanOrEqual(delivered);
+  expect(row.completionTokens).toBeLessThan(pieces);
+  expect(row.promptTokens).toBeGreaterThan(0);
+  await expectLedgerInvariant(harness.prisma);
   return row;
 }
