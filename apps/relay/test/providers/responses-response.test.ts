@@ -29,6 +29,16 @@ function output(response: Record<string, unknown>): Record<string, unknown>[] {
   return response.output as Record<string, unknown>[];
 }
 
+/** The reasoning item at `index` of the output of answer msg_01XYZ: its summary ('' for none), its encrypted_content if any. */
+function reasoningItem(index: number, summary: string, encrypted?: string): Record<string, unknown> {
+  return {
+    id: `rs_msg_01XYZ_${index}`,
+    type: 'reasoning',
+    summary: summary === '' ? [] : [{ type: 'summary_text', text: summary }],
+    ...(encrypted === undefined ? {} : { encrypted_content: encrypted }),
+  };
+}
+
 describe('chatResponseToResponses', () => {
   it('writes a text answer as OpenAI does, echoing the defaults of an unset request', () => {
     expect(chatResponseToResponses(answer([{ type: 'text', text: 'Hello!' }]), body(), USAGE)).toEqual<Response | Record<string, unknown>>({
@@ -81,7 +91,7 @@ describe('chatResponseToResponses', () => {
     );
     expect(response.status).toBe('completed');
     expect(output(response)).toEqual([
-      { id: 'rs_msg_01XYZ_0', type: 'reasoning', summary: [{ type: 'summary_text', text: 'Paris first.' }] },
+      reasoningItem(0, 'Paris first.'),
       {
         id: 'msg_msg_01XYZ_1',
         type: 'message',
@@ -106,30 +116,20 @@ describe('chatResponseToResponses', () => {
       USAGE,
     );
     expect(output(response).slice(0, 2)).toEqual([
-      {
-        id: 'rs_msg_01XYZ_0',
-        type: 'reasoning',
-        summary: [{ type: 'summary_text', text: 'Step one. Step two.' }],
-        encrypted_content: 'modelgate.signature:CiQB',
-      },
-      { id: 'rs_msg_01XYZ_1', type: 'reasoning', summary: [], encrypted_content: 'modelgate.signature:CiQC' },
+      reasoningItem(0, 'Step one. Step two.', 'modelgate.signature:CiQB'),
+      reasoningItem(1, '', 'modelgate.signature:CiQC'),
     ]);
   });
 
   it('carries signatures and redacted reasoning in encrypted_content only when the client includes it', () => {
     const content = [THOUGHT, REDACTED, { type: 'text' as const, text: 'Done.' }];
     expect(output(chatResponseToResponses(answer(content), body(), USAGE)).slice(0, 2)).toEqual([
-      { id: 'rs_msg_01XYZ_0', type: 'reasoning', summary: [{ type: 'summary_text', text: 'Paris first.' }] },
-      { id: 'rs_msg_01XYZ_1', type: 'reasoning', summary: [] },
+      reasoningItem(0, 'Paris first.'),
+      reasoningItem(1, ''),
     ]);
     expect(output(chatResponseToResponses(answer(content), body({ include: ['reasoning.encrypted_content'] }), USAGE)).slice(0, 2)).toEqual([
-      {
-        id: 'rs_msg_01XYZ_0',
-        type: 'reasoning',
-        summary: [{ type: 'summary_text', text: 'Paris first.' }],
-        encrypted_content: 'modelgate.signature:EqQBCkgIAR',
-      },
-      { id: 'rs_msg_01XYZ_1', type: 'reasoning', summary: [], encrypted_content: 'modelgate.redacted:EmwKAhgB' },
+      reasoningItem(0, 'Paris first.', 'modelgate.signature:EqQBCkgIAR'),
+      reasoningItem(1, '', 'modelgate.redacted:EmwKAhgB'),
     ]);
   });
 
