@@ -4,8 +4,8 @@ import type { ChannelType } from '@modelgate/schemas';
 import { setOption } from '@modelgate/testing';
 import type { FakeUpstreamOptions } from '@modelgate/testing/fake-upstream';
 import type OpenAI from 'openai';
-import { ANTHROPIC, CHAT_CHANNELS, CHAT_MODELS, chatChannel, GEMINI, OPENAI, readChatStream, settledConsumeRow } from './chat-support';
-import { createCustomer, expectLedgerInvariant, harness, openAiClient, relaySuite, resetSuite, upstream } from './harness';
+import { ANTHROPIC, CHAT_CHANNELS, CHAT_MODELS, chatChannel, expectChargedRow, GEMINI, OPENAI, readChatStream } from './chat-support';
+import { createCustomer, harness, openAiClient, relaySuite, resetSuite, upstream } from './harness';
 
 const TYPES = [OPENAI, ANTHROPIC, GEMINI] as const;
 const MODEL_RATIO = 2;
@@ -79,20 +79,13 @@ describe.each(CASES)('%s', (_name, expected) => {
       completion_tokens_details: { reasoning_tokens: expected.reasoning },
     });
 
-    const row = await settledConsumeRow(harness);
-    expect(row).toMatchObject({ modelName: model, promptTokens: expected.prompt, completionTokens: expected.completion, quota: BigInt(-expected.quota), isStream: stream });
-    expect(row.other).toMatchObject({
-      model_ratio: MODEL_RATIO,
-      completion_ratio: COMPLETION_RATIO,
-      group_ratio: 1,
-      cache_ratio: CACHE_RATIO[expected.type],
-      cache_creation_ratio: expected.cacheCreationRatio,
-      cache_tokens: expected.cached,
-      cache_creation_tokens: expected.written,
-      reasoning_tokens: expected.reasoning,
+    await expectChargedRow(customer.userId, 100_000, {
+      ...expected,
+      model,
+      stream,
+      modelRatio: MODEL_RATIO,
+      completionRatio: COMPLETION_RATIO,
+      cacheRatio: CACHE_RATIO[expected.type],
     });
-    const user = await harness.prisma.user.findUniqueOrThrow({ where: { id: customer.userId } });
-    expect(user.quota).toBe(BigInt(100_000 - expected.quota));
-    await expectLedgerInvariant(harness.prisma);
   });
 });

@@ -146,3 +146,47 @@ export async function expectLeftStreamCharged(abortedAt: number, { delivered, pi
   await expectLedgerInvariant(harness.prisma);
   return row;
 }
+
+/** A call's charge and every count and ratio it was computed from (docs/api.md 2.11). */
+export interface ChargedCall {
+  model: string;
+  stream: boolean;
+  prompt: number;
+  completion: number;
+  cached: number;
+  written: number;
+  reasoning: number;
+  modelRatio: number;
+  completionRatio: number;
+  cacheRatio: number;
+  cacheCreationRatio: number;
+  quota: number;
+}
+
+/**
+ * docs/api.md 2.11: the call's one consume row keeps its charge and every count and ratio it came
+ * from (default group), and the user who had `startQuota` paid exactly the charge.
+ */
+export async function expectChargedRow(userId: number, startQuota: number, expected: ChargedCall): Promise<void> {
+  const row = await settledConsumeRow(harness);
+  expect(row).toMatchObject({
+    modelName: expected.model,
+    promptTokens: expected.prompt,
+    completionTokens: expected.completion,
+    quota: BigInt(-expected.quota),
+    isStream: expected.stream,
+  });
+  expect(row.other).toMatchObject({
+    model_ratio: expected.modelRatio,
+    completion_ratio: expected.completionRatio,
+    group_ratio: 1,
+    cache_ratio: expected.cacheRatio,
+    cache_creation_ratio: expected.cacheCreationRatio,
+    cache_tokens: expected.cached,
+    cache_creation_tokens: expected.written,
+    reasoning_tokens: expected.reasoning,
+  });
+  const user = await harness.prisma.user.findUniqueOrThrow({ where: { id: userId } });
+  expect(user.quota).toBe(BigInt(startQuota - expected.quota));
+  await expectLedgerInvariant(harness.prisma);
+}

@@ -3,8 +3,8 @@
 // tokens priced apart, every count on the consume row.
 import { setOption } from '@modelgate/testing';
 import OpenAI from 'openai';
-import { CHAT_MODELS, settledConsumeRow } from './chat-support';
-import { createCustomer, expectLedgerInvariant, harness, openAiClient, relaySuite, resetSuite, upstream } from './harness';
+import { CHAT_MODELS, expectChargedRow } from './chat-support';
+import { createCustomer, harness, openAiClient, relaySuite, resetSuite, upstream } from './harness';
 import { named, NATIVE, respond, type ResponsesRoute, VIA_ANTHROPIC, VIA_GEMINI, withRoute } from './responses-support';
 
 /** Six words: the fakes' uncached input tokens. */
@@ -71,20 +71,16 @@ describe.each(CASES)('%s', (_name, expected) => {
       total_tokens: expected.input + expected.output,
     });
 
-    const row = await settledConsumeRow(harness);
-    expect(row).toMatchObject({ modelName: model, promptTokens: expected.input, completionTokens: expected.output, quota: BigInt(-expected.quota), isStream: stream });
-    expect(row.other).toMatchObject({
-      model_ratio: MODEL_RATIO,
-      completion_ratio: COMPLETION_RATIO,
-      cache_ratio: expected.cacheRatio,
-      cache_creation_ratio: expected.cacheCreationRatio,
-      cache_tokens: expected.cached,
-      cache_creation_tokens: expected.written,
-      reasoning_tokens: expected.reasoningTokens,
+    await expectChargedRow(customer.userId, 100_000, {
+      ...expected,
+      model,
+      stream,
+      prompt: expected.input,
+      completion: expected.output,
+      reasoning: expected.reasoningTokens,
+      modelRatio: MODEL_RATIO,
+      completionRatio: COMPLETION_RATIO,
     });
-    const user = await harness.prisma.user.findUniqueOrThrow({ where: { id: customer.userId } });
-    expect(user.quota).toBe(BigInt(100_000 - expected.quota));
-    await expectLedgerInvariant(harness.prisma);
   });
 });
 
