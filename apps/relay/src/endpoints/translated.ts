@@ -1,11 +1,13 @@
 import type { AppError } from '@modelgate/errors';
-import { type BilledStreamDialect, billedUsageOf } from '../features/relay/event-stream';
+import type { ChannelRecord } from '../features/channels/channel-cache';
+import { type BilledStreamDialect, billedUsageOf, deliverEventStream } from '../features/relay/event-stream';
 import type { Delivery, DeliveryContext } from '../features/relay/relay-call';
 import { countDeliveredTokens } from '../features/relay/tokens';
 import { answerObjectOf, readBody, type UpstreamResponse } from '../features/upstream/client';
 import type { SseEvent } from '../features/upstream/sse';
-import type { ChatResponse, ChatStreamEvent, ChatUsage, ContentPart } from '../providers/chat';
-import type { ChatStreamDecoder, Provider } from '../providers/provider';
+import type { ChatRequest, ChatResponse, ChatStreamEvent, ChatUsage, ContentPart } from '../providers/chat';
+import type { ChatStreamDecoder, Provider, UpstreamCall } from '../providers/provider';
+import { providerFor } from '../providers/registry';
 
 /** Writes internal stream events in a client's dialect, each at once (nothing held back). */
 export interface ChatStreamEncoder {
@@ -38,7 +40,7 @@ const NO_CACHE = { cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
  * A whole answer of another dialect: decoded by the channel's provider, encoded for the client.
  * Without provider usage, the prompt and the generated text are counted (docs/api.md 2.5).
  */
-export async function deliverTranslatedWhole(
+async function deliverTranslatedWhole(
   upstream: UpstreamResponse,
   { res, signal, startedAt }: DeliveryContext,
   provider: Provider,
@@ -61,7 +63,7 @@ export async function deliverTranslatedWhole(
  * A stream of another dialect: each upstream event decoded by the channel's provider and written
  * in the client's dialect as it arrives.
  */
-export class TranslatedChatStream implements BilledStreamDialect {
+class TranslatedChatStream implements BilledStreamDialect {
   sawUsage = false;
   private billed: ChatUsage | undefined;
 
@@ -97,5 +99,35 @@ export class TranslatedChatStream implements BilledStreamDialect {
 
   errorTail(error: AppError): string {
     return this.encoder.errorTail(error);
+  }
+}
+
+/**
+ * The translated side of a surface (docs/api.md 2.6): the client's request converted into the
+ * internal form once, on the first attempt on a channel of another dialect; each such channel's
+ * provider writes its request and reads its answer, which the client gets in its own dialect.
+ */
+export class ChatTranslation {
+  private internal: ChatRequest | undefined;
+
+  constructor(
+    private readonly toInternal: () => ChatRequest,
+    /** The prompt's tokens as charged when the upstream reports none. */
+    private readonly promptTokens: () => number,
+  ) {}
+
+  upstreamRequest(channel: ChannelRecord, upstreamModel: string): UpstreamCall {
+    this.internal ??= this.toInternal();
+    return providerFor(channel).chatRequest(channel, upstreamModel, this.internal);
+  }
+
+  /** A whole answer, written for the client by `encode`. */
+  deliverWhole(upstream: UpstreamResponse, context: DeliveryContext, encode: (response: ChatResponse, usage: ChatUsage) => unknown): Promise<Delivery> {
+    return deliverTranslatedWhole(upstream, context, providerFor(context.channel), encode, this.promptTokens);
+  }
+
+  /** A stream, each event written for the client by `encoder` as it arrives. */
+  deliverStream(upstream: UpstreamResponse, context: DeliveryContext, encoder: ChatStreamEncoder): Promise<Delivery> {
+    return deliverEventStream(upstream, context, new TranslatedChatStream(providerFor(context.channel).chatStream(), encoder, this.promptTokens));
   }
 }

@@ -1,14 +1,11 @@
 import type { ChannelRecord } from '../../features/channels/channel-cache';
-import { deliverEventStream } from '../../features/relay/event-stream';
 import type { Delivery, DeliveryContext, RelayCall } from '../../features/relay/relay-call';
 import type { UpstreamResponse } from '../../features/upstream/client';
-import type { ChatRequest } from '../../providers/chat';
 import { chatRequestFromOpenAI } from '../../providers/openai/chat-request';
 import { chatResponseToOpenAI } from '../../providers/openai/chat-response';
 import { OpenAIChatChunkEncoder } from '../../providers/openai/chat-stream';
-import { providerFor } from '../../providers/registry';
 import { OpenAIPassThrough, type OpenAISurface } from '../openai-pass-through';
-import { deliverTranslatedWhole, TranslatedChatStream } from '../translated';
+import { ChatTranslation } from '../translated';
 import { type ChatCompletionBody, countChatPromptTokens, estimateChat } from './request';
 import { chatChoiceTexts } from './texts';
 
@@ -24,8 +21,7 @@ export class ChatCompletionCall implements RelayCall {
   readonly stream: boolean;
   readonly estimate: RelayCall['estimate'];
   private readonly pass: OpenAIPassThrough;
-  /** Converted once, on the first translated attempt. */
-  private internal: ChatRequest | undefined;
+  private readonly translation: ChatTranslation;
 
   constructor(
     private readonly body: ChatCompletionBody,
@@ -36,6 +32,7 @@ export class ChatCompletionCall implements RelayCall {
     this.model = this.pass.model;
     this.stream = this.pass.stream;
     this.estimate = estimateChat(body);
+    this.translation = new ChatTranslation(() => chatRequestFromOpenAI(body), () => this.promptTokens());
   }
 
   promptTokens(): number {
@@ -44,20 +41,13 @@ export class ChatCompletionCall implements RelayCall {
 
   upstreamRequest(channel: ChannelRecord, upstreamModel: string) {
     if (channel.dialect === 'openai') return this.pass.upstreamRequest(channel, upstreamModel);
-    this.internal ??= chatRequestFromOpenAI(this.body);
-    return providerFor(channel).chatRequest(channel, upstreamModel, this.internal);
+    return this.translation.upstreamRequest(channel, upstreamModel);
   }
 
   deliver(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {
-    const { channel } = context;
-    if (channel.dialect === 'openai') return this.pass.deliver(upstream, context);
-    const provider = providerFor(channel);
-    if (!this.stream) {
-      return deliverTranslatedWhole(upstream, context, provider, (response, usage) => chatResponseToOpenAI(response, this.model, usage), () =>
-        this.promptTokens(),
-      );
-    }
+    if (context.channel.dialect === 'openai') return this.pass.deliver(upstream, context);
+    if (!this.stream) return this.translation.deliverWhole(upstream, context, (response, usage) => chatResponseToOpenAI(response, this.model, usage));
     const encoder = new OpenAIChatChunkEncoder({ model: this.model, requestId: this.requestId, includeUsage: this.pass.clientWantsUsage });
-    return deliverEventStream(upstream, context, new TranslatedChatStream(provider.chatStream(), encoder, () => this.promptTokens()));
+    return this.translation.deliverStream(upstream, context, encoder);
   }
 }

@@ -6,10 +6,8 @@ import type { UpstreamResponse } from '../../features/upstream/client';
 import { chatRequestFromAnthropic } from '../../providers/anthropic/client-request';
 import { chatResponseToAnthropic } from '../../providers/anthropic/client-response';
 import { AnthropicEventEncoder } from '../../providers/anthropic/client-stream';
-import type { ChatRequest } from '../../providers/chat';
-import { providerFor } from '../../providers/registry';
 import { PassThroughBody } from '../openai-pass-through';
-import { deliverTranslatedWhole, TranslatedChatStream } from '../translated';
+import { ChatTranslation } from '../translated';
 import {
   type AnthropicClientHeaders,
   anthropicPost,
@@ -32,8 +30,7 @@ export class MessagesCall implements RelayCall {
   private readonly prompt: PromptPieces;
   /** The client's bytes, re-serialised only for a channel that renames the model. */
   private readonly passed: PassThroughBody;
-  /** Converted once, on the first translated attempt. */
-  private internal: ChatRequest | undefined;
+  private readonly translation: ChatTranslation;
 
   constructor(
     private readonly body: MessagesBody,
@@ -48,6 +45,7 @@ export class MessagesCall implements RelayCall {
     this.prompt = messagesPromptPieces(body);
     // `max_tokens` is required, and a thinking budget is part of it.
     this.estimate = { promptTokens: estimatePromptTokens(this.prompt), completionTokens: body.max_tokens };
+    this.translation = new ChatTranslation(() => chatRequestFromAnthropic(body), () => this.promptTokens());
   }
 
   promptTokens(): number {
@@ -56,24 +54,20 @@ export class MessagesCall implements RelayCall {
 
   upstreamRequest(channel: ChannelRecord, upstreamModel: string) {
     if (channel.dialect === 'anthropic') return anthropicPost(channel, '/v1/messages', this.passed.for(upstreamModel), this.clientHeaders);
-    this.internal ??= chatRequestFromAnthropic(this.body);
-    return providerFor(channel).chatRequest(channel, upstreamModel, this.internal);
+    return this.translation.upstreamRequest(channel, upstreamModel);
   }
 
   deliver(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {
     const { channel } = context;
-    const promptTokens = () => this.promptTokens();
     if (channel.dialect === 'anthropic') {
       const clientModel = renamedModel(channel, this.model);
+      const promptTokens = () => this.promptTokens();
       return this.stream
         ? deliverEventStream(upstream, context, new MessagesPassThroughStream(clientModel, promptTokens))
         : deliverWholeMessage(upstream, context, clientModel, promptTokens);
     }
-    const provider = providerFor(channel);
-    if (!this.stream) {
-      return deliverTranslatedWhole(upstream, context, provider, (response, usage) => chatResponseToAnthropic(response, this.model, usage), promptTokens);
-    }
+    if (!this.stream) return this.translation.deliverWhole(upstream, context, (response, usage) => chatResponseToAnthropic(response, this.model, usage));
     const encoder = new AnthropicEventEncoder({ model: this.model, requestId: this.requestId, promptTokens: this.estimate.promptTokens });
-    return deliverEventStream(upstream, context, new TranslatedChatStream(provider.chatStream(), encoder, promptTokens));
+    return this.translation.deliverStream(upstream, context, encoder);
   }
 }

@@ -1,13 +1,10 @@
 import type { ChannelRecord } from '../../features/channels/channel-cache';
-import { deliverEventStream } from '../../features/relay/event-stream';
 import type { Delivery, DeliveryContext, RelayCall } from '../../features/relay/relay-call';
 import type { UpstreamResponse } from '../../features/upstream/client';
-import type { ChatRequest } from '../../providers/chat';
 import { chatRequestFromResponses, inResponsesTerms } from '../../providers/openai/responses-request';
 import { chatResponseToResponses } from '../../providers/openai/responses-response';
 import { ResponsesEventEncoder } from '../../providers/openai/responses-stream';
-import { providerFor } from '../../providers/registry';
-import { deliverTranslatedWhole, TranslatedChatStream } from '../translated';
+import { ChatTranslation } from '../translated';
 import { ResponsesPassThrough } from './native';
 import { countResponsesPromptTokens, estimateResponses, type ResponsesBody } from './request';
 
@@ -30,8 +27,7 @@ export class ResponsesCall implements RelayCall {
   readonly stream: boolean;
   readonly estimate: RelayCall['estimate'];
   private readonly pass: ResponsesPassThrough;
-  /** Converted once, on the first translated attempt. */
-  private internal: ChatRequest | undefined;
+  private readonly translation: ChatTranslation;
 
   constructor(
     private readonly body: ResponsesBody,
@@ -42,6 +38,7 @@ export class ResponsesCall implements RelayCall {
     this.stream = body.stream === true;
     this.estimate = estimateResponses(body);
     this.pass = new ResponsesPassThrough(body, raw, this.stream, requestId, () => this.promptTokens());
+    this.translation = new ChatTranslation(() => chatRequestFromResponses(body), () => this.promptTokens());
   }
 
   promptTokens(): number {
@@ -50,9 +47,8 @@ export class ResponsesCall implements RelayCall {
 
   upstreamRequest(channel: ChannelRecord, upstreamModel: string) {
     if (speaksResponses(channel)) return this.pass.upstreamRequest(channel, upstreamModel);
-    this.internal ??= chatRequestFromResponses(this.body);
     try {
-      return providerFor(channel).chatRequest(channel, upstreamModel, this.internal);
+      return this.translation.upstreamRequest(channel, upstreamModel);
     } catch (err) {
       throw inResponsesTerms(err);
     }
@@ -60,13 +56,7 @@ export class ResponsesCall implements RelayCall {
 
   deliver(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {
     if (speaksResponses(context.channel)) return this.pass.deliver(upstream, context);
-    const provider = providerFor(context.channel);
-    if (!this.stream) {
-      return deliverTranslatedWhole(upstream, context, provider, (response, usage) => chatResponseToResponses(response, this.body, usage), () =>
-        this.promptTokens(),
-      );
-    }
-    const encoder = new ResponsesEventEncoder({ body: this.body, requestId: this.requestId });
-    return deliverEventStream(upstream, context, new TranslatedChatStream(provider.chatStream(), encoder, () => this.promptTokens()));
+    if (!this.stream) return this.translation.deliverWhole(upstream, context, (response, usage) => chatResponseToResponses(response, this.body, usage));
+    return this.translation.deliverStream(upstream, context, new ResponsesEventEncoder({ body: this.body, requestId: this.requestId }));
   }
 }
