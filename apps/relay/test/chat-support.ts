@@ -4,7 +4,7 @@ import type { PrismaClient } from '@modelgate/db';
 import { CHANNEL_TYPE, type ChannelType } from '@modelgate/schemas';
 import { type ChannelOverrides, createChannel } from '@modelgate/testing';
 import type { RecordedRequest } from '@modelgate/testing/fake-upstream';
-import type OpenAI from 'openai';
+import OpenAI from 'openai';
 import { consumeLogs, eventually, expectLedgerInvariant, harness, type RelayHarness, setUnitPrices, upstream } from './harness';
 
 export const { openai: OPENAI, anthropic: ANTHROPIC, gemini: GEMINI } = CHANNEL_TYPE;
@@ -189,4 +189,30 @@ export async function expectChargedRow(userId: number, startQuota: number, expec
   const user = await harness.prisma.user.findUniqueOrThrow({ where: { id: userId } });
   expect(user.quota).toBe(BigInt(startQuota - expected.quota));
   await expectLedgerInvariant(harness.prisma);
+}
+
+/**
+ * Reads an openai SDK stream, adding up `textOf` each event, and aborts it once the text reads
+ * `stopAt`; returns when it aborted. The SDK either ends the iteration quietly or reports the abort
+ * as its own error.
+ */
+export async function abortOnceReceived<Event>(
+  stream: AsyncIterable<Event>,
+  controller: AbortController,
+  textOf: (event: Event) => string,
+  stopAt: string,
+): Promise<number> {
+  let received = '';
+  let abortedAt = 0;
+  const ended = await (async () => {
+    for await (const event of stream) {
+      received += textOf(event);
+      if (received === stopAt) {
+        abortedAt = Date.now();
+        controller.abort();
+      }
+    }
+  })().catch((err: unknown) => err);
+  if (ended !== undefined) expect(ended).toBeInstanceOf(OpenAI.APIUserAbortError);
+  return abortedAt;
 }

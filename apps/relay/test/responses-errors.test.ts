@@ -4,7 +4,7 @@
 import { FAKE_TEXT_PIECE } from '@modelgate/testing/fake-upstream';
 import OpenAI from 'openai';
 import { countDeliveredTokens } from '../src/features/relay/tokens';
-import { CHAT_CHANNELS, expectLeftStreamCharged, settledConsumeRow, settledConsumeRows } from './chat-support';
+import { abortOnceReceived, CHAT_CHANNELS, expectLeftStreamCharged, settledConsumeRow, settledConsumeRows } from './chat-support';
 import { createCustomer, expectLedgerInvariant, harness, openAiClient, relaySuite, resetSuite, upstream } from './harness';
 import { named, NATIVE, postResponses, ROUTES, sseEvents, streamResponse, VIA_ANTHROPIC, withRoute } from './responses-support';
 
@@ -97,19 +97,8 @@ describe.each(named([NATIVE, VIA_ANTHROPIC]))('a client leaving a stream on the 
     upstream.setMode('slowDrip', { chunks: PIECES, chunkDelayMs: 100 });
     const controller = new AbortController();
     const stream = await (await openai()).responses.create({ model, input: 'Tell me a long story', stream: true }, { signal: controller.signal });
-    let received = '';
-    let abortedAt = 0;
-    const ended = await (async () => {
-      for await (const event of stream) {
-        if (event.type !== 'response.output_text.delta') continue;
-        received += event.delta;
-        if (received === FAKE_TEXT_PIECE.repeat(3)) {
-          abortedAt = Date.now();
-          controller.abort();
-        }
-      }
-    })().catch((err: unknown) => err);
-    if (ended !== undefined) expect(ended).toBeInstanceOf(OpenAI.APIUserAbortError);
+    const textOf = (event: OpenAI.Responses.ResponseStreamEvent) => (event.type === 'response.output_text.delta' ? event.delta : '');
+    const abortedAt = await abortOnceReceived(stream, controller, textOf, FAKE_TEXT_PIECE.repeat(3));
     const row = await expectLeftStreamCharged(abortedAt, { delivered: 3, pieces: PIECES });
     expect(row.quota).toBe(BigInt(-(row.promptTokens + row.completionTokens)));
   });

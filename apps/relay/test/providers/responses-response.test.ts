@@ -168,34 +168,27 @@ describe('chatResponseToResponses', () => {
   });
 
   it("echoes the request's parameters, function tools only (the model was offered no others)", () => {
-    const request = body({
+    const echoed = {
       instructions: 'Be brief.',
       max_output_tokens: 500,
       parallel_tool_calls: false,
       temperature: 0.2,
       top_p: 0.8,
       tool_choice: { type: 'function', name: 'shell' },
-      tools: [{ type: 'web_search' }, { type: 'function', name: 'shell', parameters: { type: 'object' }, strict: false }],
       text: { format: { type: 'json_object' }, verbosity: 'low' },
       reasoning: { effort: 'high', summary: 'auto' },
       truncation: 'auto',
       metadata: { session: 's1' },
       user: 'u-1',
+    } as const;
+    const request = body({
+      ...echoed,
+      tools: [{ type: 'web_search' }, { type: 'function', name: 'shell', parameters: { type: 'object' }, strict: false }],
       store: true,
     });
     expect(chatResponseToResponses(answer([]), request, USAGE)).toMatchObject({
-      instructions: 'Be brief.',
-      max_output_tokens: 500,
-      parallel_tool_calls: false,
-      temperature: 0.2,
-      top_p: 0.8,
-      tool_choice: { type: 'function', name: 'shell' },
+      ...echoed,
       tools: [{ type: 'function', name: 'shell', description: null, parameters: { type: 'object' }, strict: false }],
-      text: { format: { type: 'json_object' }, verbosity: 'low' },
-      reasoning: { effort: 'high', summary: 'auto' },
-      truncation: 'auto',
-      metadata: { session: 's1' },
-      user: 'u-1',
       store: false,
       previous_response_id: null,
     });
