@@ -186,13 +186,15 @@ describe.each([
     await expectLedgerInvariant(harness.prisma);
   });
 
-  it("ends with Anthropic's error event on the wire", async () => {
+  it("ends with Anthropic's error event on the wire, an Anthropic channel's overload named as such", async () => {
     upstream.setMode('errorMidStream');
     const { key } = await createCustomer(harness.prisma);
     const { status, text } = await postMessages('/v1/messages', { 'x-api-key': key }, { ...PARAMS, model, stream: true });
     expect(status).toBe(200);
     const last = sseEvents(text).at(-1);
-    expect(last).toEqual({ event: 'error', data: { type: 'error', error: { type: 'api_error', message: expect.stringMatching(/^upstream error: /) } } });
+    // The fake Anthropic fails with overloaded_error (which Anthropic's SDKs retry), the fake OpenAI with a server error.
+    const errorType = type === ANTHROPIC ? 'overloaded_error' : 'api_error';
+    expect(last).toEqual({ event: 'error', data: { type: 'error', error: { type: errorType, message: expect.stringMatching(/^upstream error: /) } } });
   });
 
   it('left by its client midway closes the upstream call and is charged what was delivered', async () => {

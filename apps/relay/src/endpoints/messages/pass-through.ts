@@ -17,6 +17,7 @@ import {
   partialUsageOf,
 } from '../../providers/anthropic/usage';
 import { anthropicErrorEvent } from '../../providers/anthropic/client-stream';
+import { anthropicStreamErrorStatus } from '../../providers/anthropic/errors';
 import { jsonPost } from '../../providers/upstream-call';
 
 /** The protocol headers of a Messages client that an Anthropic channel receives (docs/api.md 2.9). */
@@ -132,8 +133,11 @@ export class MessagesPassThroughStream implements BilledStreamDialect {
       case 'message_stop':
         this.done = true;
         return event.raw;
-      case 'error':
-        throw reportedStreamError(eventObjectOf(data).error);
+      case 'error': {
+        // Anthropic's mid-stream overload reaches the client as overloaded_error, which its SDKs retry.
+        const { error } = eventObjectOf(data);
+        throw reportedStreamError(error, anthropicStreamErrorStatus(error));
+      }
       default:
         // ping, content_block_stop, and event types added later
         return event.raw;

@@ -58,7 +58,14 @@ export function billedUsageOf(
 
 /** An upstream event that is malformed or reports a failure; its message is masked before a client sees it. */
 export class StreamEventError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /**
+     * The HTTP status the reported failure stands for, when the provider says (an Anthropic
+     * `overloaded_error` is 529): the client's error event then names it as the provider did.
+     */
+    readonly status?: number,
+  ) {
     super(message);
     this.name = 'StreamEventError';
   }
@@ -75,10 +82,13 @@ export function eventObjectOf(data: string): Record<string, unknown> {
   return parsed;
 }
 
-/** The failure an in-stream error reports (an object with a `message`, or a bare message), in the upstream's words. */
-export function reportedStreamError(error: unknown): StreamEventError {
+/**
+ * The failure an in-stream error reports (an object with a `message`, or a bare message), in the
+ * upstream's words; `status`: what it stands for, when the provider's error type says.
+ */
+export function reportedStreamError(error: unknown, status?: number): StreamEventError {
   const message = typeof error === 'string' ? error : objectOf(error).message;
-  return new StreamEventError(typeof message === 'string' ? `upstream error: ${message}` : 'the upstream reported an error');
+  return new StreamEventError(typeof message === 'string' ? `upstream error: ${message}` : 'the upstream reported an error', status);
 }
 
 export interface StreamResult {
@@ -97,7 +107,7 @@ const SSE_HEADERS = {
 };
 
 function failureOf(err: unknown): AppError {
-  if (err instanceof StreamEventError) return new AppError('upstream_error', err.message);
+  if (err instanceof StreamEventError) return new AppError('upstream_error', err.message, { status: err.status });
   const failure = err instanceof UpstreamFailure ? err : classifyUpstreamError(err);
   return failure.kind === 'timeout'
     ? new AppError('upstream_timeout', 'upstream stream stalled')
@@ -157,7 +167,7 @@ export function relayEventStream(
       if (finished) return;
       finished = true;
       body.destroy();
-      const err = thrown instanceof StreamEventError ? new StreamEventError(maskUpstreamText(thrown.message, channel)) : thrown;
+      const err = thrown instanceof StreamEventError ? new StreamEventError(maskUpstreamText(thrown.message, channel), thrown.status) : thrown;
       if (signal.aborted) {
         result.clientAborted = true;
         resolve(result);

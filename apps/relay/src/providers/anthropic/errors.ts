@@ -19,6 +19,14 @@ const OPENAI_TYPES = new Map<string, string>([
   ['overloaded_error', 'server_error'],
 ]);
 
+/** Anthropic's overload, as its HTTP answers carry it (docs/api.md 2.9: passed on as is). */
+const ANTHROPIC_OVERLOADED_STATUS = 529;
+
+/** The status an Anthropic error type stands for where it is not the gateway's own 502 (an in-stream error). */
+export function anthropicStreamErrorStatus(error: unknown): number | undefined {
+  return isJsonObject(error) && error.type === 'overloaded_error' ? ANTHROPIC_OVERLOADED_STATUS : undefined;
+}
+
 /**
  * `error.details.error_code` of a 429 `rate_limit_error` that is no rate limit: the organization's
  * monthly spend cap, reached until the next month.
