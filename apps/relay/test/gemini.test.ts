@@ -1,4 +1,5 @@
 // docs/api.md 2.2 and 2.3: Gemini native operations (text and text-to-speech) and model lists.
+import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import { createChannel } from '@modelgate/testing';
 import { fakePcmBase64 } from '@modelgate/testing/fake-upstream';
@@ -121,6 +122,13 @@ describe('model lists', () => {
 
     const vip = await createCustomer(harness.prisma, { group: 'vip' });
     expect((await openAiClient(harness, vip.key).models.list()).data).toEqual([]);
+  });
+
+  it("GET /v1/models answers an Anthropic client (x-api-key, anthropic-version) in Anthropic's shape, as Claude Code discovers models", async () => {
+    const { key } = await createCustomer(harness.prisma, { modelLimitsEnabled: true, modelLimits: `${MODEL},${TEXT_MODEL}` });
+    const page = await new Anthropic({ baseURL: harness.url, apiKey: key, maxRetries: 0 }).models.list({ limit: 1000 });
+    expect(page.data).toEqual([MODEL, TEXT_MODEL].sort().map((id) => ({ type: 'model', id, display_name: id, created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) })));
+    expect(page.has_more).toBe(false);
   });
 
   it('GET /v1beta/models lists the Gemini models', async () => {

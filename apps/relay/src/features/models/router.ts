@@ -20,11 +20,32 @@ function usableModels(channels: ChannelCache, auth: AuthContext, clientIp: strin
     .sort(([a], [b]) => a.localeCompare(b));
 }
 
+/**
+ * Anthropic's model list (docs/api.md 2.2), for a client that says it speaks Anthropic's API:
+ * Claude Code discovers a gateway's models with it (`GET /v1/models?limit=1000`). Everything fits in
+ * one page (no `after_id` needed).
+ */
+function anthropicModelList(models: string[]) {
+  const createdAt = new Date(MODEL_CREATED * 1000).toISOString();
+  return {
+    data: models.map((id) => ({ type: 'model', id, display_name: id, created_at: createdAt })),
+    has_more: false,
+    first_id: models[0] ?? null,
+    last_id: models.at(-1) ?? null,
+  };
+}
+
 /** `GET /v1/models` (docs/api.md 2.2) and Gemini's `GET /v1beta/models`. */
 export function modelsRouter(keys: KeyCache, channels: ChannelCache): Router {
   const router = Router();
-  router.get('/v1/models', authenticate(keys, 'openai'), (req, res) => {
-    const data = usableModels(channels, authContextOf(res), req.ip).map(([id, dialects]) => {
+  // The key from `Authorization: Bearer` or Anthropic's `x-api-key`.
+  router.get('/v1/models', authenticate(keys, 'anthropic'), (req, res) => {
+    const models = usableModels(channels, authContextOf(res), req.ip);
+    if (req.headers['anthropic-version'] !== undefined) {
+      res.json(anthropicModelList(models.map(([id]) => id)));
+      return;
+    }
+    const data = models.map(([id, dialects]) => {
       // The dialect of the first channel listed serving the model (every model has at least one).
       const [firstDialect = 'openai'] = dialects;
       return { id, object: 'model', created: MODEL_CREATED, owned_by: OWNER[firstDialect] };
