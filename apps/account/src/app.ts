@@ -7,6 +7,7 @@ import { createChannelRouter } from './features/channels/router';
 import { createLogRouter } from './features/logs/router';
 import { createOptionRouter } from './features/options/router';
 import { createPaymentRouter } from './features/payments/router';
+import { createPricingRouter } from './features/pricing/router';
 import { createStatusRouter } from './features/status/router';
 import { createTokenRouter } from './features/tokens/router';
 import { createTwoFactorRouter } from './features/two-factor/router';
@@ -43,6 +44,7 @@ export function createAccountApp(deps: AccountDeps): Express {
     createChannelRouter(deps),
     createOptionRouter(deps),
     createLogRouter(deps),
+    createPricingRouter(deps),
     // Last: its `/user/:id` would otherwise shadow `/user/self`, `/user/token`, ...
     createUserAdminRouter(deps),
   );

@@ -74,7 +74,7 @@ describe('users administration', () => {
     expectFailure(await admin.agent.get(`/api/user/${root.id}`), 403, 'forbidden');
     expectFailure(await admin.agent.post('/api/user/manage').send({ id: user.id, action: 'promote' }), 403, 'forbidden');
     expectFailure(await root.agent.post('/api/user/manage').send({ id: root.id, action: 'disable' }), 403, 'forbidden');
-    expectFailure(await root.agent.put('/api/user/').send({ id: root.id, quota: 10 ** 9 }), 403, 'forbidden');
+    expectFailure(await root.agent.put('/api/user/').send({ id: root.id, quota: 10 ** 9, remark: 'mine' }), 403, 'forbidden');
     expect(expectOk(await root.agent.post('/api/user/manage').send({ id: user.id, action: 'promote' }))).toEqual({ role: ROLE.admin, status: 1 });
     expectFailure(await root.agent.post('/api/user/manage').send({ id: user.id, action: 'promote' }), 400, 'invalid_request');
     expect(expectOk(await root.agent.post('/api/user/manage').send({ id: otherAdmin.id, action: 'demote' }))).toEqual({ role: ROLE.user, status: 1 });
@@ -96,5 +96,74 @@ describe('users administration', () => {
     expectFailure(await admin.agent.get(`/api/user/${victim.id}`), 404, 'not_found');
     expectFailure(await admin.agent.post('/api/user/manage').send({ id: victim.id, action: 'enable' }), 404, 'not_found');
     expectFailure(await admin.agent.post('/api/user/manage').send({ id: victim.id, action: 'explode' }), 400, 'invalid_request', /action/);
+  });
+
+  it('lets root set its own quota, booked as a manage log row', async () => {
+    const root = await loggedInUser(account, { role: ROLE.root, quota: 100 });
+    expect(expectOk(await root.agent.put('/api/user/').send({ id: root.id, quota: 10 ** 9 }))).toMatchObject({ id: root.id, quota: 10 ** 9 });
+    const rows = await prisma.log.findMany({ where: { userId: root.id, type: 3 } });
+    expect(rows.map((row) => row.quota)).toEqual([BigInt(10 ** 9 - 100)]);
+    expect(await ledgerMismatches(prisma)).toEqual([]);
+  });
+});
+
+describe('POST /api/user/ (admin user creation)', () => {
+  it('creates a common user who can log in, booking the starting quota as one manage log row', async () => {
+    const admin = await loggedInUser(account, { role: ROLE.admin });
+    const created = expectOk(
+      await admin.agent.post('/api/user/').send({ username: 'new_user', password: 'long enough', display_name: 'New', group: 'vip', quota: 5000 }),
+    ) as { id: number };
+    const view = expectOk(await admin.agent.get(`/api/user/${created.id}`));
+    expect(created).toEqual(view);
+    expect(view).toMatchObject({ username: 'new_user', display_name: 'New', group: 'vip', quota: 5000, role: ROLE.user, status: 1 });
+    const rows = await prisma.log.findMany({ where: { userId: created.id } });
+    expect(rows).toEqual([expect.objectContaining({ type: 3, quota: 5000n, content: expect.stringContaining(admin.username) })]);
+    expect(await ledgerMismatches(prisma)).toEqual([]);
+    const login = await request(app).post('/api/user/login').send({ username: 'new_user', password: 'long enough' });
+    expect(expectOk(login)).toMatchObject({ id: created.id, role: ROLE.user });
+  });
+
+  it('writes no log row for a user created without quota', async () => {
+    const admin = await loggedInUser(account, { role: ROLE.admin });
+    const created = expectOk(await admin.agent.post('/api/user/').send({ username: 'plain', password: 'long enough', quota: 0 })) as { id: number };
+    expect(created).toMatchObject({ quota: 0, group: 'default', role: ROLE.user });
+    expect(await prisma.log.count({ where: { userId: created.id } })).toBe(0);
+  });
+
+  it('creates admins only for root, and never a root', async () => {
+    const root = await loggedInUser(account, { role: ROLE.root });
+    const admin = await loggedInUser(account, { role: ROLE.admin });
+    expectFailure(await admin.agent.post('/api/user/').send({ username: 'second_admin', password: 'long enough', role: ROLE.admin }), 403, 'forbidden');
+    expect(await prisma.user.count({ where: { username: 'second_admin' } })).toBe(0);
+    const created = expectOk(await root.agent.post('/api/user/').send({ username: 'second_admin', password: 'long enough', role: ROLE.admin }));
+    expect(created).toMatchObject({ role: ROLE.admin });
+    expectFailure(await root.agent.post('/api/user/').send({ username: 'another_root', password: 'long enough', role: ROLE.root }), 400, 'invalid_request', /role/);
+  });
+
+  it('refuses a taken username with 409', async () => {
+    const admin = await loggedInUser(account, { role: ROLE.admin });
+    const existing = await createUser(prisma);
+    expectFailure(await admin.agent.post('/api/user/').send({ username: existing.username, password: 'long enough' }), 409, 'conflict');
+  });
+
+  it.each([
+    [{ password: 'long enough' }, /username/],
+    [{ username: 'ab', password: 'long enough' }, /username/],
+    [{ username: 'has space', password: 'long enough' }, /username/],
+    [{ username: 'valid_name', password: 'short' }, /password/],
+    [{ username: 'valid_name', password: 'x'.repeat(65) }, /password/],
+    [{ username: 'valid_name', password: 'long enough', quota: -1 }, /quota/],
+    [{ username: 'valid_name', password: 'long enough', group: 'has space' }, /group/],
+    [{ username: 'valid_name', password: 'long enough', role: 5 }, /role/],
+    [{ username: 'valid_name', password: 'long enough', email: 'a@b.c' }, /email/],
+  ])('rejects creation body %j with 400', async (body, field) => {
+    const admin = await loggedInUser(account, { role: ROLE.admin });
+    expectFailure(await admin.agent.post('/api/user/').send(body), 400, 'invalid_request', field);
+  });
+
+  it('is for admins only', async () => {
+    const user = await loggedInUser(account);
+    expectFailure(await user.agent.post('/api/user/').send({ username: 'valid_name', password: 'long enough' }), 403, 'forbidden');
+    expectFailure(await request(app).post('/api/user/').send({ username: 'valid_name', password: 'long enough' }), 401, 'unauthorized');
   });
 });

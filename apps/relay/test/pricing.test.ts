@@ -1,6 +1,6 @@
 // docs/api.md 2.5 and 2.11: what a call costs, cached and cache-write prompt tokens priced apart.
-import { parseOptions } from '@modelgate/schemas';
-import { type ChargedTokens, chargeFor, type Price, priceFor } from '../src/features/billing/pricing';
+import { parseOptions, type Price } from '@modelgate/schemas';
+import { type ChargedTokens, chargeFor, priceFor } from '../src/features/billing/pricing';
 
 const UNIT: Price = { modelRatio: 1, completionRatio: 1, groupRatio: 1, cacheRatio: 1, cacheCreationRatio: 1 };
 

@@ -4,4 +4,5 @@ export * from './domain';
 export * from './ip-allow-list';
 export * from './names';
 export * from './options';
+export * from './pricing';
 export * from './invalidation';

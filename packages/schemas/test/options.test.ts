@@ -6,6 +6,8 @@ import {
   normalizeOptionValue,
   OPTION_DEFINITIONS,
   parseOptions,
+  ratiosOf,
+  usdPer1M,
 } from '../src';
 
 describe('options', () => {
@@ -131,10 +133,8 @@ describe('default prices (docs/api.md 2.11)', () => {
     ['claude-opus-4-1', 15, 75, 1.5],
     ['gemini-2.5-flash-lite', 0.1, 0.4, 0.01],
   ])("prices %s at the provider's USD %s / %s / %s per 1M input, output and cached input tokens", (model, input, output, cached) => {
-    const usdPerMillion = (ratio: number | undefined) => (ratio ?? 1) * 2 * (defaults.ModelRatio.get(model) ?? NaN);
-    expect(usdPerMillion(1)).toBeCloseTo(input, 6);
-    expect(usdPerMillion(defaults.CompletionRatio.get(model))).toBeCloseTo(output, 6);
-    expect(usdPerMillion(defaults.CacheRatio.get(model))).toBeCloseTo(cached, 6);
+    const price = ratiosOf(defaults, model, 'default');
+    expect(price && usdPer1M(price)).toMatchObject({ input, output, cachedInput: cached });
   });
 
   it('prices the cache writes of every shipped Anthropic model at 1.25 x input, and no other model', () => {

@@ -3,10 +3,12 @@ import { LOG_TYPE, ROLE } from '@modelgate/schemas';
 import { Router } from 'express';
 import { z } from 'zod';
 import type { AccountDeps } from '../../deps';
+import { nowMs } from '../../lib/clock';
+import { sendCsv } from '../../lib/csv';
 import { sendData } from '../../lib/envelope';
 import { currentUser, requireUser } from '../auth/require-user';
 import type { LogFilter } from './repository';
-import { listAllLogs, listOwnLogs } from './service';
+import { listAllLogs, listOwnLogs, logCsvChunks } from './service';
 
 const unixTime = z.coerce.number().int().min(0).max(253_402_300_799);
 
@@ -34,11 +36,24 @@ function filterOf(query: Record<string, unknown>): LogFilter {
   };
 }
 
-/** docs/api.md 3.2 (own logs) and 3.3 (every user's logs, admins). */
+/** `modelgate-logs-<own|all>-<UTC time, e.g. 20260101T120000Z>.csv` */
+function exportFilename(deps: AccountDeps, scope: 'own' | 'all'): string {
+  const stamp = new Date(nowMs(deps)).toISOString().replace(/\.\d{3}/, '').replace(/[-:]/g, '');
+  return `modelgate-logs-${scope}-${stamp}.csv`;
+}
+
+/** docs/api.md 3.2 (own logs), 3.3 (every user's logs, admins) and their CSV exports (3.8). */
 export function createLogRouter(deps: AccountDeps): Router {
   const router = Router();
   router.get('/log/self', requireUser(deps), async (req, res) => {
     sendData(res, await listOwnLogs(deps, currentUser(req).id, filterOf(req.query), pageOf(req.query)));
+  });
+  router.get('/log/self/export', requireUser(deps), async (req, res) => {
+    const chunks = logCsvChunks(deps, { scope: { userId: currentUser(req).id }, filter: filterOf(req.query) });
+    await sendCsv(deps, req, res, exportFilename(deps, 'own'), chunks);
+  });
+  router.get('/log/export', requireUser(deps, ROLE.admin), async (req, res) => {
+    await sendCsv(deps, req, res, exportFilename(deps, 'all'), logCsvChunks(deps, { scope: 'all', filter: filterOf(req.query) }));
   });
   router.get('/log', requireUser(deps, ROLE.admin), async (req, res) => {
     sendData(res, await listAllLogs(deps, filterOf(req.query), pageOf(req.query)));

@@ -1,8 +1,9 @@
 import type { Prisma } from '@modelgate/db';
 import type { AccountDeps } from '../../deps';
 import { unixSeconds } from '../../lib/clock';
+import { type CsvCell, csvRecord } from '../../lib/csv';
 import type { Page, PageRequest } from '../../lib/envelope';
-import { findLogPage, type LogFilter, type LogRow } from './repository';
+import { findLogPage, findLogsBefore, type LogFilter, type LogRow } from './repository';
 
 /**
  * What a row's `other` tells its reader, under new-api's keys: the ratios of a consume row and every
@@ -58,4 +59,61 @@ export async function listOwnLogs(deps: AccountDeps, userId: number, filter: Log
 export async function listAllLogs(deps: AccountDeps, filter: LogFilter, page: PageRequest): Promise<Page<AdminLogView>> {
   const { total, rows } = await findLogPage(deps.prisma, filter, page.skip, page.pageSize);
   return { page: page.page, page_size: page.pageSize, total, items: rows.map(adminView) };
+}
+
+/** docs/api.md 3.8: an export holds at most this many rows, the newest. */
+export const MAX_EXPORT_ROWS = 100_000;
+const EXPORT_PAGE_ROWS = 1_000;
+
+/** The list's fields (3.2) as CSV columns; `other` (a JSON object) is left out. */
+const OWN_COLUMNS = [
+  'id',
+  'created_at',
+  'type',
+  'content',
+  'model_name',
+  'token_name',
+  'quota',
+  'prompt_tokens',
+  'completion_tokens',
+  'use_time_ms',
+  'is_stream',
+  'request_id',
+] as const satisfies readonly (keyof UserLogView)[];
+/** Plus what the admin list adds (3.3). */
+const ALL_COLUMNS = [...OWN_COLUMNS, 'user_id', 'username', 'channel_id'] as const satisfies readonly (keyof AdminLogView)[];
+
+export interface LogExport {
+  /** Whose logs: the caller's own (`userId`, the filter's `username` ignored) or everyone's. */
+  scope: { userId: number } | 'all';
+  filter: LogFilter;
+  /** MAX_EXPORT_ROWS unless a test wants a smaller cap. */
+  maxRows?: number;
+  pageRows?: number;
+}
+
+/**
+ * docs/api.md 3.8 log export: CSV text, read in keyset pages by id, newest first like the lists. The
+ * header comes with the first page, so a failing first query fails before any byte is sent.
+ */
+export async function* logCsvChunks(deps: AccountDeps, request: LogExport): AsyncGenerator<string> {
+  const { scope, maxRows = MAX_EXPORT_ROWS, pageRows = EXPORT_PAGE_ROWS } = request;
+  const filter: LogFilter = scope === 'all' ? request.filter : { ...request.filter, userId: scope.userId, username: undefined };
+  const columns = scope === 'all' ? ALL_COLUMNS : OWN_COLUMNS;
+  let chunk = csvRecord(columns);
+  let beforeId: bigint | undefined;
+  for (let remaining = maxRows; remaining > 0; ) {
+    const take = Math.min(pageRows, remaining);
+    const rows = await findLogsBefore(deps.prisma, filter, beforeId, take);
+    for (const row of rows) {
+      const view: Record<string, unknown> = adminView(row);
+      chunk += csvRecord(columns.map((column) => view[column] as CsvCell));
+    }
+    yield chunk;
+    chunk = '';
+    remaining -= rows.length;
+    if (rows.length < take) return;
+    beforeId = rows[rows.length - 1]!.id;
+  }
+  if (chunk) yield chunk;
 }

@@ -3,10 +3,14 @@ import { AppError } from '@modelgate/errors';
 import { LOG_TYPE, ROLE, USER_STATUS } from '@modelgate/schemas';
 import type { AccountDeps } from '../../deps';
 import { nowMs } from '../../lib/clock';
+import { isUniqueViolation } from '../../lib/db';
 import type { Page, PageRequest } from '../../lib/envelope';
 import { publishInvalidation } from '../../lib/invalidation';
+import { randomAlphanumeric } from '../../lib/random';
+import { hashPassword } from '../auth/passwords';
 import type { AuthenticatedUser } from '../auth/require-user';
-import { findProfile, findProfilePage, lockUser, updateUser } from './repository';
+import { AFF_CODE_LENGTH } from './fields';
+import { findProfile, findProfilePage, insertUser, isUsernameOrEmailTaken, lockUser, updateUser } from './repository';
 import { adminUserView } from './views';
 
 type Target = { id: number; role: number };
@@ -38,12 +42,18 @@ export interface AdminUserUpdate {
   remark?: string;
 }
 
+/** docs/api.md 3.8: root may set its own quota here (nothing else of its own: that is `PUT /api/user/self`). */
+function isRootSettingOwnQuota(actor: AuthenticatedUser, input: AdminUserUpdate): boolean {
+  const { id, quota, ...others } = input;
+  return actor.role >= ROLE.root && id === actor.id && quota !== undefined && Object.values(others).every((value) => value === undefined);
+}
+
 /** Edits a user; a quota change books its delta as one manage log row in the same transaction. */
 export async function updateUserAsAdmin(deps: AccountDeps, actor: AuthenticatedUser, input: AdminUserUpdate, requestId: string) {
   await deps.prisma.$transaction(async (tx) => {
     const target = await lockUser(tx, input.id);
     if (!target) throw new AppError('not_found', 'user not found');
-    assertMayActOn(actor, target);
+    if (!isRootSettingOwnQuota(actor, input)) assertMayActOn(actor, target);
     await updateUser(tx, input.id, { displayName: input.display_name, group: input.group, remark: input.remark });
     const quota = input.quota === undefined ? undefined : BigInt(input.quota);
     // The row is locked, so the delta from the quota read above is exact.
@@ -59,6 +69,54 @@ export async function updateUserAsAdmin(deps: AccountDeps, actor: AuthenticatedU
   });
   await publishInvalidation(deps, { kind: 'user', userId: input.id });
   return getUser(deps, actor, input.id);
+}
+
+export interface AdminUserCreation {
+  username: string;
+  password: string;
+  display_name?: string;
+  group?: string;
+  quota?: number;
+  /** ROLE.user (default) or ROLE.admin; the router refuses anything else. */
+  role?: number;
+}
+
+/**
+ * docs/api.md 3.8: creates a user (admins only from root); a starting quota is booked as one manage
+ * log row in the same transaction as the user, so the ledger holds from its first row.
+ */
+export async function createUserAsAdmin(deps: AccountDeps, actor: AuthenticatedUser, input: AdminUserCreation, requestId: string) {
+  const role = input.role ?? ROLE.user;
+  if (role >= ROLE.admin && actor.role < ROLE.root) throw new AppError('forbidden', 'only root can create admins');
+  if (await isUsernameOrEmailTaken(deps.prisma, input.username, undefined)) throw new AppError('conflict', 'username already taken');
+  const passwordHash = await hashPassword(input.password, deps.env.PASSWORD_HASH_MEMORY_KIB);
+  let id: number;
+  try {
+    id = await deps.prisma.$transaction(async (tx) => {
+      const user = await insertUser(tx, {
+        username: input.username,
+        passwordHash,
+        displayName: input.display_name,
+        group: input.group,
+        role,
+        affCode: randomAlphanumeric(AFF_CODE_LENGTH),
+      });
+      if (input.quota) {
+        await changeBalance(tx, {
+          userId: user.id,
+          type: LOG_TYPE.manage,
+          content: `initial quota ${input.quota} set by ${actor.username}`,
+          quota: BigInt(input.quota),
+          requestId,
+        });
+      }
+      return user.id;
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new AppError('conflict', 'username already taken');
+    throw err;
+  }
+  return getUser(deps, actor, id);
 }
 
 export const MANAGE_ACTIONS = ['enable', 'disable', 'delete', 'promote', 'demote'] as const;

@@ -1,16 +1,5 @@
 import { AppError } from '@modelgate/errors';
-import { ANTHROPIC_CACHE_CREATION_RATIO, type OptionValues } from '@modelgate/schemas';
-
-/** The ratios one call is priced with (recorded on its ledger row). */
-export interface Price {
-  modelRatio: number;
-  completionRatio: number;
-  groupRatio: number;
-  /** Multiplier on cached prompt tokens (docs/api.md 2.11). */
-  cacheRatio: number;
-  /** Multiplier on cache-write prompt tokens (docs/api.md 2.11). */
-  cacheCreationRatio: number;
-}
+import { type OptionValues, type Price, ratiosOf } from '@modelgate/schemas';
 
 /** Token counts as charged: `promptTokens` includes the cached and cache-write ones (docs/api.md 2.6). */
 export interface ChargedTokens {
@@ -20,22 +9,11 @@ export interface ChargedTokens {
   cacheWriteTokens?: number;
 }
 
-/**
- * 400 `model_price_error` when the model has no ModelRatio (docs/api.md 1.3). The ratio maps are Maps:
- * a model or group named `constructor` finds its own entry or none, never an inherited member.
- * Unset cache ratios (docs/api.md 2.11): cached tokens cost the input price; cache writes 1.25 x it
- * for Anthropic models (`claude-*`), the input price otherwise.
- */
+/** The ratios of a call (`ratiosOf`); 400 `model_price_error` when the model has no ModelRatio (docs/api.md 1.3). */
 export function priceFor(options: OptionValues, model: string, group: string): Price {
-  const modelRatio = options.ModelRatio.get(model);
-  if (modelRatio === undefined) throw new AppError('model_price_error', `model ${model} has no price configured`);
-  return {
-    modelRatio,
-    completionRatio: options.CompletionRatio.get(model) ?? 1,
-    groupRatio: options.GroupRatio.get(group) ?? 1,
-    cacheRatio: options.CacheRatio.get(model) ?? 1,
-    cacheCreationRatio: options.CacheCreationRatio.get(model) ?? (model.startsWith('claude-') ? ANTHROPIC_CACHE_CREATION_RATIO : 1),
-  };
+  const price = ratiosOf(options, model, group);
+  if (!price) throw new AppError('model_price_error', `model ${model} has no price configured`);
+  return price;
 }
 
 /**

@@ -1,9 +1,9 @@
 import { AppError } from '@modelgate/errors';
 import { describeError } from '@modelgate/http';
 import type { Logger } from '@modelgate/logger';
-import type { CacheInvalidation } from '@modelgate/schemas';
+import type { CacheInvalidation, Price } from '@modelgate/schemas';
 import type { BalanceMirror, BillingAccount } from '../billing/balances';
-import { chargeFor, type Price, priceFor } from '../billing/pricing';
+import { chargeFor, priceFor } from '../billing/pricing';
 import type { ChannelCache, ChannelPlan, ChannelRecord } from '../channels/channel-cache';
 import type { ChannelRepository } from '../channels/repository';
 import { type AuthContext, checkAllowLists } from '../keys/authenticate';

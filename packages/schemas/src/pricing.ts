@@ -1,0 +1,57 @@
+import { ANTHROPIC_CACHE_CREATION_RATIO, type OptionValues } from './options';
+
+/** docs/api.md 2.5: model ratio 1 = USD 2 per 1M tokens (USD 0.002 per 1K). */
+export const USD_PER_1M_TOKENS_AT_RATIO_1 = 2;
+
+/** The ratios a call of one model in one group is priced with (recorded on its ledger row). */
+export interface Price {
+  modelRatio: number;
+  completionRatio: number;
+  groupRatio: number;
+  /** Multiplier on cached prompt tokens (docs/api.md 2.11). */
+  cacheRatio: number;
+  /** Multiplier on cache-write prompt tokens (docs/api.md 2.11). */
+  cacheCreationRatio: number;
+}
+
+/**
+ * The ratios of `model` for `group`, or undefined when the model has no ModelRatio (it is not
+ * priced). The ratio maps are Maps: a model or group named `constructor` finds its own entry or
+ * none, never an inherited member. Unset ratios (docs/api.md 2.5, 2.11) count as 1, but for cache
+ * writes of Anthropic models (`claude-*`): 1.25.
+ */
+export function ratiosOf(options: OptionValues, model: string, group: string): Price | undefined {
+  const modelRatio = options.ModelRatio.get(model);
+  if (modelRatio === undefined) return undefined;
+  return {
+    modelRatio,
+    completionRatio: options.CompletionRatio.get(model) ?? 1,
+    groupRatio: groupRatioOf(options, group),
+    cacheRatio: options.CacheRatio.get(model) ?? 1,
+    cacheCreationRatio: options.CacheCreationRatio.get(model) ?? (model.startsWith('claude-') ? ANTHROPIC_CACHE_CREATION_RATIO : 1),
+  };
+}
+
+/** docs/api.md 2.5: a group missing from GroupRatio counts as 1. */
+export function groupRatioOf(options: OptionValues, group: string): number {
+  return options.GroupRatio.get(group) ?? 1;
+}
+
+/** What one kind of token costs in USD per 1M tokens: the ratios above, read at ratio 1 = USD 2 (docs/api.md 2.5). */
+export interface UsdPer1M {
+  input: number;
+  cachedInput: number;
+  cacheWrite: number;
+  output: number;
+}
+
+/**
+ * USD per 1M tokens of each kind, as the charge formula of docs/api.md 2.11 prices them: input at
+ * ModelRatio x GroupRatio, cached input x CacheRatio, cache writes x CacheCreationRatio, output x
+ * CompletionRatio. Rounded to 1e-6 USD (the ratios' float products carry noise below it).
+ */
+export function usdPer1M(price: Price): UsdPer1M {
+  const input = USD_PER_1M_TOKENS_AT_RATIO_1 * price.modelRatio * price.groupRatio;
+  const usd = (multiplier: number) => Math.round(input * multiplier * 1e6) / 1e6;
+  return { input: usd(1), cachedInput: usd(price.cacheRatio), cacheWrite: usd(price.cacheCreationRatio), output: usd(price.completionRatio) };
+}
