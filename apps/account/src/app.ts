@@ -10,6 +10,7 @@ import { createPaymentRouter } from './features/payments/router';
 import { createStatusRouter } from './features/status/router';
 import { createTokenRouter } from './features/tokens/router';
 import { createTwoFactorRouter } from './features/two-factor/router';
+import { createUsageRouter } from './features/usage/router';
 import { createUserAdminRouter } from './features/users/admin-router';
 import { createSelfRouter } from './features/users/self-router';
 import { jsonBody } from './lib/json-body';
@@ -43,6 +44,7 @@ export function createAccountApp(deps: AccountDeps): Express {
     createChannelRouter(deps),
     createOptionRouter(deps),
     createLogRouter(deps),
+    createUsageRouter(deps),
     // Last: its `/user/:id` would otherwise shadow `/user/self`, `/user/token`, ...
     createUserAdminRouter(deps),
   );
