@@ -11,6 +11,7 @@ import { createPricingRouter } from './features/pricing/router';
 import { createStatusRouter } from './features/status/router';
 import { createTokenRouter } from './features/tokens/router';
 import { createTwoFactorRouter } from './features/two-factor/router';
+import { createUsageRouter } from './features/usage/router';
 import { createUserAdminRouter } from './features/users/admin-router';
 import { createSelfRouter } from './features/users/self-router';
 import { jsonBody } from './lib/json-body';
@@ -45,6 +46,7 @@ export function createAccountApp(deps: AccountDeps): Express {
     createOptionRouter(deps),
     createLogRouter(deps),
     createPricingRouter(deps),
+    createUsageRouter(deps),
     // Last: its `/user/:id` would otherwise shadow `/user/self`, `/user/token`, ...
     createUserAdminRouter(deps),
   );

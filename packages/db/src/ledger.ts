@@ -98,8 +98,9 @@ function keyColumns(amounts: Map<number, number>): [number[], string[]] {
 /**
  * Books a batch of consume rows (type 2) in one statement: inserts the rows and, from those same
  * rows, takes each user's `quota` down by the sum of its charges (`used_quota` up by it,
- * `request_count` up by its row count), and adds the charges to each key's and each channel's
- * `used_quota`. `keyBalanceTaken` (key id -> amount) comes off limited keys' `remain_quota`.
+ * `request_count` up by its row count), adds the charges to each key's and each channel's
+ * `used_quota`, and adds the rows' requests, tokens and charges to their hourly `usage_buckets`
+ * (per user, UTC hour of `created_at` and model; docs/api.md 3.7 reads them). `keyBalanceTaken` (key id -> amount) comes off limited keys' `remain_quota`.
  * Run it inside the caller's transaction, after locking the users and keys and computing charges
  * that fit their balances (the CHECK constraints refuse any that do not).
  */
@@ -117,7 +118,17 @@ export async function chargeConsumeBatch(tx: Prisma.TransactionClient, rows: Con
        FROM json_to_recordset($1::json) AS r(user_id int, created_at timestamp(3), content text, username text,
          token_id int, token_name text, model_name text, charged bigint, prompt_tokens int, completion_tokens int,
          use_time_ms int, first_byte_ms int, is_stream boolean, channel_id int, request_id text, other jsonb)
-       RETURNING user_id, token_id, channel_id, quota
+       RETURNING user_id, token_id, channel_id, quota, created_at, model_name, prompt_tokens, completion_tokens
+     ), counted_usage AS (
+       INSERT INTO usage_buckets AS b (user_id, bucket, model_name, requests, prompt_tokens, completion_tokens, quota)
+       SELECT user_id, floor(extract(epoch FROM created_at) / 3600)::bigint * 3600, model_name, count(*),
+         sum(prompt_tokens), sum(completion_tokens), -sum(quota)
+       FROM logged GROUP BY 1, 2, 3
+       -- In key order, so concurrent batches meeting on the same buckets wait, never deadlock.
+       ORDER BY 1, 2, 3
+       ON CONFLICT (user_id, bucket, model_name) DO UPDATE SET requests = b.requests + EXCLUDED.requests,
+         prompt_tokens = b.prompt_tokens + EXCLUDED.prompt_tokens,
+         completion_tokens = b.completion_tokens + EXCLUDED.completion_tokens, quota = b.quota + EXCLUDED.quota
      ), charged_users AS (
        UPDATE users AS u SET quota = u.quota + s.delta, used_quota = u.used_quota - s.delta,
          request_count = u.request_count + s.requests

@@ -112,16 +112,16 @@ describe('changeBalance', () => {
 
 describe('chargeConsumeBatch', () => {
   let sequence = 0;
-  function consumeRow(userId: number, tokenId: number, channelId: number, charged: number): ConsumeRow {
+  function consumeRow(userId: number, tokenId: number, channelId: number, charged: number, at = new Date(), modelName = 'gpt-test'): ConsumeRow {
     sequence += 1;
     return {
       user_id: userId,
-      created_at: new Date().toISOString().replace('Z', ''),
+      created_at: at.toISOString().replace('Z', ''),
       content: 'model ratio 1',
       username: 'someone',
       token_id: tokenId,
       token_name: 'key',
-      model_name: 'gpt-test',
+      model_name: modelName,
       charged,
       prompt_tokens: 3,
       completion_tokens: 4,
@@ -186,6 +186,76 @@ describe('chargeConsumeBatch', () => {
     expect((await balancesOf(carol.user.id)).quota).toBe(100n);
     expect((await balancesOf(dave.user.id)).quota).toBe(100n);
     expect(await prisma.log.count({ where: { userId: { in: [carol.user.id, dave.user.id] }, type: LOG_TYPE.consume } })).toBe(0);
+    expect(await prisma.usageBucket.count({ where: { userId: { in: [carol.user.id, dave.user.id] } } })).toBe(0);
+  });
+
+  /** What the relay's writer does: lock the batch's users (in id order), then book the batch. */
+  const chargeAsTheRelay = (rows: ConsumeRow[]) =>
+    prisma.$transaction(async (tx) => {
+      await tx.$queryRawUnsafe('SELECT id FROM users WHERE id = ANY($1::int[]) ORDER BY id FOR UPDATE', [...new Set(rows.map((row) => row.user_id))]);
+      await chargeConsumeBatch(tx, rows, new Map());
+    });
+
+  const bucketsOf = (userIds: number[]) =>
+    prisma.usageBucket.findMany({ where: { userId: { in: userIds } }, orderBy: [{ userId: 'asc' }, { bucket: 'asc' }, { modelName: 'asc' }] });
+
+  /** The same sums computed from the consume rows themselves (what the buckets must always equal). */
+  const logSumsOf = (userIds: number[]) =>
+    prisma.$queryRaw<{ userId: number; bucket: bigint; modelName: string; requests: bigint; promptTokens: bigint; completionTokens: bigint; quota: bigint }[]>`
+      SELECT user_id AS "userId", floor(extract(epoch FROM created_at) / 3600)::bigint * 3600 AS bucket, model_name AS "modelName",
+             count(*) AS requests, sum(prompt_tokens)::bigint AS "promptTokens", sum(completion_tokens)::bigint AS "completionTokens",
+             (-sum(quota))::bigint AS quota
+        FROM logs WHERE type = ${LOG_TYPE.consume} AND user_id = ANY(${userIds}::int[])
+       GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`;
+
+  test('usage buckets: the rows summed per user, UTC hour of created_at and model, added to across batches', async () => {
+    const { user, token } = await fundedAccount(10_000n, 0n, true);
+    const channel = await newChannel();
+    const hour = Date.UTC(2026, 0, 1, 10) / 1000;
+    const at = (seconds: number) => new Date(seconds * 1000);
+    await chargeAsTheRelay([
+      consumeRow(user.id, token.id, channel.id, 100, at(hour), 'model-a'),
+      consumeRow(user.id, token.id, channel.id, 20, at(hour + 3599.999), 'model-a'),
+      consumeRow(user.id, token.id, channel.id, 7, at(hour + 60), 'model-b'),
+      consumeRow(user.id, token.id, channel.id, 0, at(hour + 3600), 'model-a'),
+    ]);
+    // A second batch adds to an existing bucket and opens one a day later.
+    await chargeAsTheRelay([
+      consumeRow(user.id, token.id, channel.id, 5, at(hour + 1800), 'model-b'),
+      consumeRow(user.id, token.id, channel.id, 9, at(hour + 86_400), 'model-a'),
+    ]);
+
+    const buckets = (await bucketsOf([user.id])).map((b) => [Number(b.bucket) - hour, b.modelName, b.requests, b.promptTokens, b.completionTokens, b.quota]);
+    expect(buckets).toEqual([
+      [0, 'model-a', 2n, 6n, 8n, 120n],
+      [0, 'model-b', 2n, 6n, 8n, 12n],
+      [3600, 'model-a', 1n, 3n, 4n, 0n],
+      [86_400, 'model-a', 1n, 3n, 4n, 9n],
+    ]);
+    expect(await bucketsOf([user.id])).toEqual(await logSumsOf([user.id]));
+  });
+
+  test('usage buckets: 24 concurrent batches over 3 users, 3 hours and 2 models equal the sums of the rows', async () => {
+    const accounts = await Promise.all([0, 1, 2].map(() => fundedAccount(1_000_000n, 0n, true)));
+    const channel = await newChannel();
+    const hour = Date.UTC(2026, 1, 1, 23) / 1000;
+    const batches = Array.from({ length: 24 }, (_, b) =>
+      Array.from({ length: 9 }, (_, i) => {
+        // Every batch meets every user in every hour; the batches alternate between the models.
+        const { user, token } = accounts[i % 3]!;
+        return consumeRow(user.id, token.id, channel.id, b + i, new Date((hour + Math.floor(i / 3) * 3600 + b) * 1000), b % 2 ? 'model-a' : 'model-b');
+      }),
+    );
+
+    await Promise.all(batches.map((rows) => chargeAsTheRelay(rows)));
+
+    const userIds = accounts.map(({ user }) => user.id);
+    const buckets = await bucketsOf(userIds);
+    expect(buckets).toEqual(await logSumsOf(userIds));
+    expect(buckets).toHaveLength(3 * 3 * 2);
+    const total = (field: 'requests' | 'quota') => buckets.reduce((sum, b) => sum + b[field], 0n);
+    expect(total('requests')).toBe(24n * 9n);
+    expect(total('quota')).toBe(BigInt(batches.flat().reduce((sum, row) => sum + row.charged, 0)));
   });
 
   test('an empty batch sends nothing', async () => {

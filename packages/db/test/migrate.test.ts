@@ -22,7 +22,7 @@ import {
 // The Jest global setup points DATABASE_URL at this run's private, migrated database.
 const runDatabaseUrl = process.env.DATABASE_URL as string;
 const APPLICATION_TABLES = [
-  'backup_codes', 'channels', 'logs', 'options', 'payment_events', 'tokens', 'top_ups', 'two_factor', 'users',
+  'backup_codes', 'channels', 'logs', 'options', 'payment_events', 'tokens', 'top_ups', 'two_factor', 'usage_buckets', 'users',
 ];
 
 async function query<T extends pg.QueryResultRow>(databaseUrl: string, sql: string, params: unknown[] = []): Promise<T[]> {
@@ -218,6 +218,40 @@ describe('diffSchemaAgainstMigrations (pnpm db:migration:create)', () => {
 
     // With the new migration in place, the edited schema has nothing left to change.
     expect(await diffSchemaAgainstMigrations(runDatabaseUrl, { schemaPath, migrationsDir })).toEqual({ sql: null });
+  });
+});
+
+describe('usage_buckets migration', () => {
+  it('backfills the hourly buckets from the consume rows written before it', async () => {
+    const name = `mg_test_${randomBytes(6).toString('hex')}_usage`;
+    const url = withDatabase(runDatabaseUrl, name);
+    const migrationsDir = await mkdtemp(join(tmpdir(), 'mg-usage-'));
+    const usageMigration = (await migrationNames()).find((migration) => migration.endsWith('_usage_buckets')) as string;
+    try {
+      // The database as the release before it left it, with consume rows in two hours and a top-up row.
+      await cp(MIGRATIONS_DIR, migrationsDir, { recursive: true, filter: (source) => !source.includes(usageMigration) });
+      await ensureDatabase(url);
+      await applyMigrations(url, migrationsDir);
+      await query(url, "INSERT INTO users (id, username, password_hash, updated_at) VALUES (1, 'old', 'x', now())");
+      await query(
+        url,
+        `INSERT INTO logs (user_id, created_at, type, model_name, quota, prompt_tokens, completion_tokens) VALUES
+           (1, '2026-01-01 10:00:00', 2, 'gpt-a', -100, 3, 4), (1, '2026-01-01 10:59:59.999', 2, 'gpt-a', -50, 3, 4),
+           (1, '2026-01-01 11:00:00', 2, 'gpt-a', -7, 3, 4), (1, '2026-01-01 10:30:00', 1, '', 500, 0, 0)`,
+      );
+
+      expect(await applyMigrations(url)).toEqual([usageMigration]);
+
+      const hour = Date.UTC(2026, 0, 1, 10) / 1000;
+      const buckets = await query(url, 'SELECT user_id, bucket::int, model_name, requests::int, prompt_tokens::int, completion_tokens::int, quota::int FROM usage_buckets ORDER BY bucket');
+      expect(buckets).toEqual([
+        { user_id: 1, bucket: hour, model_name: 'gpt-a', requests: 2, prompt_tokens: 6, completion_tokens: 8, quota: 150 },
+        { user_id: 1, bucket: hour + 3600, model_name: 'gpt-a', requests: 1, prompt_tokens: 3, completion_tokens: 4, quota: 7 },
+      ]);
+    } finally {
+      await rm(migrationsDir, { recursive: true, force: true });
+      await dropDatabase(name);
+    }
   });
 });
 

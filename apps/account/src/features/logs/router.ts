@@ -6,11 +6,10 @@ import type { AccountDeps } from '../../deps';
 import { nowMs } from '../../lib/clock';
 import { sendCsv } from '../../lib/csv';
 import { sendData } from '../../lib/envelope';
+import { presentParams, unixTimeParam } from '../../lib/query';
 import { currentUser, requireUser } from '../auth/require-user';
 import type { LogFilter } from './repository';
 import { listAllLogs, listOwnLogs, logCsvChunks } from './service';
-
-const unixTime = z.coerce.number().int().min(0).max(253_402_300_799);
 
 const ALL_TYPES = 0;
 
@@ -18,15 +17,14 @@ const logQuery = z.object({
   /** A LOG_TYPE, or 0 for all types (new-api's UI sends 0 for "all"). */
   type: z.coerce.number().int().min(ALL_TYPES).max(Math.max(...Object.values(LOG_TYPE))).optional(),
   model_name: z.string().max(200).optional(),
-  start_timestamp: unixTime.optional(),
-  end_timestamp: unixTime.optional(),
+  start_timestamp: unixTimeParam.optional(),
+  end_timestamp: unixTimeParam.optional(),
   username: z.string().max(20).optional(),
 });
 
-/** Query text -> filter; an empty parameter means "not filtered", as new-api's UI sends them. */
+/** Query text -> filter. */
 function filterOf(query: Record<string, unknown>): LogFilter {
-  const present = Object.fromEntries(Object.entries(query).filter(([, value]) => value !== '' && value !== undefined));
-  const parsed = parseOrThrow(logQuery, present);
+  const parsed = parseOrThrow(logQuery, presentParams(query));
   return {
     type: parsed.type === ALL_TYPES ? undefined : parsed.type,
     modelName: parsed.model_name,
