@@ -5,6 +5,7 @@ import type { AccountDeps } from './deps';
 import { createAuthRouter } from './features/auth/router';
 import { createChannelRouter } from './features/channels/router';
 import { createLogRouter } from './features/logs/router';
+import { createOpenApiRouter } from './features/openapi/router';
 import { createOptionRouter } from './features/options/router';
 import { createPaymentRouter } from './features/payments/router';
 import { createPricingRouter } from './features/pricing/router';
@@ -38,6 +39,7 @@ export function createAccountApp(deps: AccountDeps): Express {
     '/api',
     jsonBody(deps.env.MAX_REQUEST_BODY_MB),
     createStatusRouter(deps),
+    createOpenApiRouter(),
     createAuthRouter(deps),
     createSelfRouter(deps),
     createTwoFactorRouter(deps),

@@ -7,9 +7,8 @@ import { isDependencyUnavailable } from './dependency';
 
 export { isDependencyUnavailable, sqlStateOf } from './dependency';
 
-/** Machine code -> [HTTP status, OpenAI error type]. */
-const CATALOG = {
-  // /api envelope codes
+/** `/api` envelope codes (docs/api.md 1.1) -> [HTTP status, OpenAI error type]. */
+const ENVELOPE_CATALOG = {
   invalid_request: [400, 'invalid_request_error'],
   unauthorized: [401, 'invalid_request_error'],
   invalid_credentials: [401, 'invalid_request_error'],
@@ -26,6 +25,11 @@ const CATALOG = {
   service_unavailable: [503, 'server_error'],
   bad_gateway: [502, 'upstream_error'],
   gateway_timeout: [504, 'upstream_error'],
+} as const satisfies Record<string, readonly [number, string]>;
+
+/** Machine code -> [HTTP status, OpenAI error type]. */
+const CATALOG = {
+  ...ENVELOPE_CATALOG,
   // relay codes (docs/api.md 1.3)
   invalid_api_key: [401, 'invalid_request_error'],
   invalid_json: [400, 'invalid_request_error'],
@@ -41,6 +45,11 @@ const CATALOG = {
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type ErrorCode = keyof typeof CATALOG;
+
+/** The codes an `/api` envelope answer can carry (docs/api.md 1.1), with their HTTP status. */
+export const ENVELOPE_ERROR_STATUS: Readonly<Record<keyof typeof ENVELOPE_CATALOG, number>> = Object.fromEntries(
+  Object.entries(ENVELOPE_CATALOG).map(([code, [status]]) => [code, status]),
+) as Record<keyof typeof ENVELOPE_CATALOG, number>;
 
 export interface AppErrorOptions {
   /** Overrides the catalog status (an upstream 4xx relayed as is). */

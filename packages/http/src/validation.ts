@@ -1,5 +1,8 @@
 import { AppError } from '@modelgate/errors';
+import { pageQuery } from '@modelgate/schemas';
 import { z } from 'zod';
+
+export { MAX_PAGE } from '@modelgate/schemas';
 
 const NUL = '\u0000';
 
@@ -66,31 +69,6 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, opt
       : `${field || 'body'}: ${issue.message}`;
   throw new AppError('invalid_request', message, { param: field || null });
 }
-
-/** The highest `p` of a page: with `page_size` 100, rows up to 100 million deep are reachable. */
-export const MAX_PAGE = 1_000_000;
-const MAX_PAGE_SIZE = 100;
-const DEFAULT_PAGE_SIZE = 10;
-
-/** A decimal integer from `min` to `max`; an empty parameter counts as absent. */
-const pageNumber = (min: number, max: number, fallback: number) =>
-  z
-    .string()
-    .optional()
-    .transform((text, ctx) => {
-      if (text === undefined || text === '') return fallback;
-      const value = /^[0-9]{1,10}$/.test(text) ? Number(text) : NaN;
-      if (!(value >= min && value <= max)) {
-        ctx.addIssue({ code: 'custom', message: `must be an integer from ${min} to ${max}` });
-        return z.NEVER;
-      }
-      return value;
-    });
-
-const pageQuery = z.object({
-  p: pageNumber(1, MAX_PAGE, 1),
-  page_size: pageNumber(1, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE),
-});
 
 /**
  * Pagination query of docs/api.md 1.1: `p` from 1 to MAX_PAGE, `page_size` from 1 to 100 (default 10);

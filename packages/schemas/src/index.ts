@@ -6,3 +6,4 @@ export * from './names';
 export * from './options';
 export * from './pricing';
 export * from './invalidation';
+export * from './api';

@@ -1,23 +1,9 @@
 import { parseOrThrow } from '@modelgate/http';
+import { loginBody, registerBody, twoFactorCodeBody } from '@modelgate/schemas';
 import { Router } from 'express';
-import { z } from 'zod';
 import type { AccountDeps } from '../../deps';
 import { sendData } from '../../lib/envelope';
-import { codeBody } from '../two-factor/router';
-import { emailSchema, passwordSchema, usernameSchema } from '../users/fields';
 import { completeTwoFactorLogin, login, logout, register } from './service';
-
-
-const registerBody = z
-  .object({
-    username: usernameSchema,
-    password: passwordSchema,
-    email: z.union([emailSchema, z.literal('')]).optional(),
-    aff_code: z.string().max(32).optional(),
-  })
-  .strict();
-
-const loginBody = z.object({ username: z.string().min(1).max(100), password: z.string().min(1).max(128) }).strict();
 
 /** docs/api.md 3.1: registration, login (with the optional second step) and logout. */
 export function createAuthRouter(deps: AccountDeps): Router {
@@ -30,7 +16,7 @@ export function createAuthRouter(deps: AccountDeps): Router {
     sendData(res, await login(deps, req, res, parseOrThrow(loginBody, req.body)));
   });
   router.post('/user/login/2fa', async (req, res) => {
-    const { code } = parseOrThrow(codeBody, req.body);
+    const { code } = parseOrThrow(twoFactorCodeBody, req.body);
     sendData(res, await completeTwoFactorLogin(deps, req, res, code));
   });
   router.get('/user/logout', async (req, res) => {

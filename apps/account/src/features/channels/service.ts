@@ -5,6 +5,7 @@ import {
   CHANNEL_TYPES,
   channelBaseUrl,
   type ChannelType,
+  type ChannelView,
   checkChannelSettings,
   isChannelType,
   parseModelMapping,
@@ -17,7 +18,7 @@ import { deleteChannels, findChannel, findChannelPage, insertChannel, recordTest
 import { testUpstream } from './upstream-test';
 
 /** A channel as admins see it: everything but the key. */
-function channelView(channel: ChannelModel) {
+function channelView(channel: ChannelModel): ChannelView {
   return {
     id: channel.id,
     type: channel.type,
@@ -32,14 +33,14 @@ function channelView(channel: ChannelModel) {
     status_reason: channel.statusReason,
     status_changed_at: unixSeconds(channel.statusChangedAt),
     auto_ban: channel.autoBan,
-    settings: channel.settings,
+    // Written only through settingsFor: always an object.
+    settings: channel.settings as Prisma.JsonObject,
     used_quota: Number(channel.usedQuota),
     response_time_ms: channel.responseTimeMs,
     tested_at: unixSeconds(channel.testedAt),
     created_at: unixSeconds(channel.createdAt),
   };
 }
-export type ChannelView = ReturnType<typeof channelView>;
 
 /** Validated by the router; lists already normalised, model_mapping already JSON text. */
 export interface ChannelFields {

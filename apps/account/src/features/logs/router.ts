@@ -1,32 +1,20 @@
 import { pageOf, parseOrThrow } from '@modelgate/http';
-import { LOG_TYPE, ROLE } from '@modelgate/schemas';
+import { ALL_LOG_TYPES, logQuery, ROLE } from '@modelgate/schemas';
 import { Router } from 'express';
-import { z } from 'zod';
 import type { AccountDeps } from '../../deps';
 import { nowMs } from '../../lib/clock';
 import { sendCsv } from '../../lib/csv';
 import { sendData } from '../../lib/envelope';
-import { presentParams, unixTimeParam } from '../../lib/query';
+import { presentParams } from '../../lib/query';
 import { currentUser, requireUser } from '../auth/require-user';
 import type { LogFilter } from './repository';
 import { listAllLogs, listOwnLogs, logCsvChunks } from './service';
-
-const ALL_TYPES = 0;
-
-const logQuery = z.object({
-  /** A LOG_TYPE, or 0 for all types (new-api's UI sends 0 for "all"). */
-  type: z.coerce.number().int().min(ALL_TYPES).max(Math.max(...Object.values(LOG_TYPE))).optional(),
-  model_name: z.string().max(200).optional(),
-  start_timestamp: unixTimeParam.optional(),
-  end_timestamp: unixTimeParam.optional(),
-  username: z.string().max(20).optional(),
-});
 
 /** Query text -> filter. */
 function filterOf(query: Record<string, unknown>): LogFilter {
   const parsed = parseOrThrow(logQuery, presentParams(query));
   return {
-    type: parsed.type === ALL_TYPES ? undefined : parsed.type,
+    type: parsed.type === ALL_LOG_TYPES ? undefined : parsed.type,
     modelName: parsed.model_name,
     username: parsed.username,
     from: parsed.start_timestamp === undefined ? undefined : new Date(parsed.start_timestamp * 1000),

@@ -1,4 +1,5 @@
 import type { Prisma } from '@modelgate/db';
+import type { AdminLogView, UserLogView } from '@modelgate/schemas';
 import type { AccountDeps } from '../../deps';
 import { unixSeconds } from '../../lib/clock';
 import { type CsvCell, csvRecord } from '../../lib/csv';
@@ -26,7 +27,7 @@ function otherView(other: Prisma.JsonValue): Partial<Record<(typeof OTHER_KEYS)[
   return Object.fromEntries(OTHER_KEYS.filter((key) => Object.hasOwn(other, key)).map((key) => [key, other[key] ?? null]));
 }
 
-function userView(row: LogRow) {
+function userView(row: LogRow): UserLogView {
   return {
     id: Number(row.id),
     created_at: unixSeconds(row.createdAt),
@@ -43,9 +44,6 @@ function userView(row: LogRow) {
     other: otherView(row.other),
   };
 }
-
-export type UserLogView = ReturnType<typeof userView>;
-export type AdminLogView = UserLogView & { user_id: number; username: string; channel_id: number | null };
 
 function adminView(row: LogRow): AdminLogView {
   return { ...userView(row), user_id: row.userId, username: row.username, channel_id: row.channelId };

@@ -1,13 +1,10 @@
 import { parseOrThrow } from '@modelgate/http';
-import { ROLE } from '@modelgate/schemas';
+import { optionUpdateBody, ROLE } from '@modelgate/schemas';
 import { Router } from 'express';
-import { z } from 'zod';
 import type { AccountDeps } from '../../deps';
 import { sendData } from '../../lib/envelope';
 import { requireUser } from '../auth/require-user';
 import { listOptions, updateOption } from './service';
-
-const updateOptionBody = z.object({ key: z.string().min(1), value: z.unknown() }).strict();
 
 /** Root-only runtime options (docs/api.md 3.4). */
 export function createOptionRouter(deps: AccountDeps): Router {
@@ -17,7 +14,7 @@ export function createOptionRouter(deps: AccountDeps): Router {
     sendData(res, await listOptions(deps));
   });
   router.put('/option', root, async (req, res) => {
-    const body = parseOrThrow(updateOptionBody, req.body);
+    const body = parseOrThrow(optionUpdateBody, req.body);
     sendData(res, await updateOption(deps, body.key, body.value));
   });
   return router;

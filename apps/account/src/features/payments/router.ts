@@ -1,7 +1,6 @@
 import { pageOf, parseOrThrow } from '@modelgate/http';
-import { ROLE, STRIPE_PROVIDER } from '@modelgate/schemas';
+import { emptyBody, paymentEventQuery, ROLE, stripePayBody } from '@modelgate/schemas';
 import { Router, type Request } from 'express';
-import { z } from 'zod';
 import type { AccountDeps } from '../../deps';
 import { sendData } from '../../lib/envelope';
 import { jsonBody } from '../../lib/json-body';
@@ -9,19 +8,6 @@ import { idParam } from '../../lib/params';
 import { currentUser, requireUser } from '../auth/require-user';
 import { listOwnTopUps, listPaymentEvents, replayPaymentEvent, startStripeTopUp } from './service';
 import { rawWebhookBody, stripeWebhookHandler } from './webhook';
-
-const payBody = z.strictObject({
-  amount: z.number().int(),
-  /** new-api's top-up page sends it; Stripe is the only method here. */
-  payment_method: z.literal(STRIPE_PROVIDER).optional(),
-});
-
-/** A replay takes no parameters; a body, if sent, must be empty (no unknown fields anywhere). */
-const replayBody = z.strictObject({});
-
-const eventQuery = z.object({
-  status: z.enum(['received', 'processed', 'ignored', 'failed']).optional(),
-});
 
 /** Where Stripe sends the payer back: this deployment's console, as the client reached it (via the edge). */
 function checkoutUrls(req: Request) {
@@ -36,7 +22,7 @@ export function createPaymentRouter(deps: AccountDeps): Router {
   router.post('/stripe/webhook', rawWebhookBody(deps.metrics), stripeWebhookHandler(deps));
 
   router.post('/user/stripe/pay', requireUser(deps), jsonBody(deps.env.MAX_REQUEST_BODY_MB), async (req, res) => {
-    const { amount } = parseOrThrow(payBody, req.body);
+    const { amount } = parseOrThrow(stripePayBody, req.body);
     sendData(res, await startStripeTopUp(deps, currentUser(req).id, amount, checkoutUrls(req)));
   });
   router.get('/user/topup/self', requireUser(deps), async (req, res) => {
@@ -45,13 +31,13 @@ export function createPaymentRouter(deps: AccountDeps): Router {
 
   router.get('/payment/events', requireUser(deps, ROLE.admin), async (req, res) => {
     const status = typeof req.query.status === 'string' && req.query.status !== '' ? req.query.status : undefined;
-    const query = parseOrThrow(eventQuery, { status });
+    const query = parseOrThrow(paymentEventQuery, { status });
     sendData(res, await listPaymentEvents(deps, query.status, pageOf(req.query)));
   });
   router.post('/payment/events/:id/replay', requireUser(deps, ROLE.admin), jsonBody(deps.env.MAX_REQUEST_BODY_MB), async (req, res) => {
     // No body at all is fine; a body that was sent must be a JSON object without fields.
     const sentBody = req.body !== undefined || Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-    parseOrThrow(replayBody, sentBody ? req.body : {});
+    parseOrThrow(emptyBody, sentBody ? req.body : {});
     sendData(res, await replayPaymentEvent(deps, idParam(req.params.id, 'payment event')));
   });
   return router;

@@ -2,7 +2,7 @@ import { Prisma } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
 import { describeError } from '@modelgate/http';
 import { requeuePaymentWebhook, type RequeueOutcome } from '@modelgate/queue';
-import { readOptions, STRIPE_PROVIDER } from '@modelgate/schemas';
+import { type PaymentEventReplayView, type PaymentEventView, readOptions, STRIPE_PROVIDER, type TopUpView } from '@modelgate/schemas';
 import type { AccountDeps } from '../../deps';
 import { unixSeconds } from '../../lib/clock';
 import type { Page, PageRequest } from '../../lib/envelope';
@@ -91,7 +91,7 @@ export async function startStripeTopUp(deps: AccountDeps, userId: number, amount
   return { pay_link: session.url, trade_no: tradeNo };
 }
 
-function topUpView(row: TopUpRow) {
+function topUpView(row: TopUpRow): TopUpView {
   return {
     trade_no: row.tradeNo,
     amount: Number(row.amount),
@@ -102,7 +102,7 @@ function topUpView(row: TopUpRow) {
   };
 }
 
-export async function listOwnTopUps(deps: AccountDeps, userId: number, page: PageRequest): Promise<Page<ReturnType<typeof topUpView>>> {
+export async function listOwnTopUps(deps: AccountDeps, userId: number, page: PageRequest): Promise<Page<TopUpView>> {
   const { total, rows } = await findTopUpPage(deps.prisma, userId, page.skip, page.pageSize);
   return { page: page.page, page_size: page.pageSize, total, items: rows.map(topUpView) };
 }
@@ -117,7 +117,7 @@ function tradeNoOf(payload: string): string | null {
   }
 }
 
-function paymentEventView(row: PaymentEventRow) {
+function paymentEventView(row: PaymentEventRow): PaymentEventView {
   return {
     id: row.id,
     provider: row.provider,
@@ -132,8 +132,6 @@ function paymentEventView(row: PaymentEventRow) {
   };
 }
 
-export type PaymentEventView = ReturnType<typeof paymentEventView>;
-
 export async function listPaymentEvents(deps: AccountDeps, status: string | undefined, page: PageRequest): Promise<Page<PaymentEventView>> {
   const { total, rows } = await findPaymentEventPage(deps.prisma, status, page.skip, page.pageSize);
   return { page: page.page, page_size: page.pageSize, total, items: rows.map(paymentEventView) };
@@ -143,7 +141,7 @@ export async function listPaymentEvents(deps: AccountDeps, status: string | unde
  * Puts a stuck or failed event back on the queue (the worker decides again from the inbox row).
  * A processed or ignored event is final: replaying it is refused.
  */
-export async function replayPaymentEvent(deps: AccountDeps, id: number): Promise<PaymentEventView & { queue: RequeueOutcome }> {
+export async function replayPaymentEvent(deps: AccountDeps, id: number): Promise<PaymentEventReplayView> {
   const row = await findPaymentEvent(deps.prisma, id);
   if (!row) throw new AppError('not_found', 'payment event not found');
   if (row.status === 'processed' || row.status === 'ignored') {

@@ -1,20 +1,5 @@
-import { groupRatioOf, ratiosOf, readOptions, usdPer1M } from '@modelgate/schemas';
+import { groupRatioOf, type ModelPriceView, type PricingView, ratiosOf, readOptions, usdPer1M } from '@modelgate/schemas';
 import type { AccountDeps } from '../../deps';
-
-/** One priced model of docs/api.md 3.8 `GET /api/pricing`, in USD per 1M tokens for the caller's group. */
-export interface ModelPriceView {
-  model_name: string;
-  input_usd_per_1m: number;
-  cached_input_usd_per_1m: number;
-  cache_write_usd_per_1m: number;
-  output_usd_per_1m: number;
-}
-
-export interface PricingView {
-  group: string;
-  group_ratio: number;
-  items: ModelPriceView[];
-}
 
 /** Every model with a ModelRatio (defaults included), priced as the relay charges it (docs/api.md 2.11), by model name. */
 export async function getPricing(deps: AccountDeps, group: string): Promise<PricingView> {

@@ -1,4 +1,4 @@
-import { readOptions } from '@modelgate/schemas';
+import { readOptions, type StatusView } from '@modelgate/schemas';
 import { Router } from 'express';
 import type { AccountDeps } from '../../deps';
 import { sendData } from '../../lib/envelope';
@@ -11,14 +11,15 @@ export function createStatusRouter(deps: AccountDeps): Router {
   const router = Router();
   router.get('/status', async (_req, res) => {
     const options = await readOptions(deps.prisma);
-    sendData(res, {
+    const status: StatusView = {
       version: packageJson.version,
       system_name: SYSTEM_NAME,
       quota_per_unit: options.QuotaPerUnit,
       register_enabled: options.RegisterEnabled,
       stripe_enabled: Boolean(options.StripeApiSecret && options.StripePriceId && options.StripeWebhookSecret),
       min_topup: options.StripeMinTopUp,
-    });
+    };
+    sendData(res, status);
   });
   return router;
 }

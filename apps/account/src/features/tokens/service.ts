@@ -1,6 +1,6 @@
 import type { TokenModel } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
-import { effectiveTokenStatus, parseIpAllowList, readOptions, ROLE, TOKEN_STATUS } from '@modelgate/schemas';
+import { effectiveTokenStatus, parseIpAllowList, readOptions, ROLE, TOKEN_STATUS, type TokenView } from '@modelgate/schemas';
 import type { AccountDeps } from '../../deps';
 import { nowMs, unixSeconds } from '../../lib/clock';
 import type { Page, PageRequest } from '../../lib/envelope';
@@ -11,7 +11,7 @@ import { deleteOwnToken, findOwnToken, findOwnTokenPage, insertToken, updateOwnT
 
 const NEVER = -1;
 
-function tokenView(token: TokenModel, now: number) {
+function tokenView(token: TokenModel, now: number): TokenView {
   return {
     id: token.id,
     user_id: token.userId,
@@ -99,7 +99,7 @@ export async function createToken(deps: AccountDeps, user: AuthenticatedUser, in
   return { ...tokenView(token, nowMs(deps)), key: generated.key };
 }
 
-export async function listTokens(deps: AccountDeps, userId: number, page: PageRequest): Promise<Page<ReturnType<typeof tokenView>>> {
+export async function listTokens(deps: AccountDeps, userId: number, page: PageRequest): Promise<Page<TokenView>> {
   const { total, rows } = await findOwnTokenPage(deps.prisma, userId, page.skip, page.pageSize);
   const now = nowMs(deps);
   return { page: page.page, page_size: page.pageSize, total, items: rows.map((row) => tokenView(row, now)) };

@@ -1,11 +1,11 @@
 import { parseOrThrow } from '@modelgate/http';
-import { ROLE } from '@modelgate/schemas';
+import { adminUsageQuery, ROLE, usageQuery } from '@modelgate/schemas';
 import { Router } from 'express';
 import { z } from 'zod';
 import type { AccountDeps } from '../../deps';
 import { nowMs } from '../../lib/clock';
 import { sendData } from '../../lib/envelope';
-import { presentParams, unixTimeParam } from '../../lib/query';
+import { presentParams } from '../../lib/query';
 import { currentUser, requireUser } from '../auth/require-user';
 import { allUsage, GRANULARITY_SECONDS, type Granularity, ownUsage, type UsageQuery } from './service';
 
@@ -13,12 +13,6 @@ import { allUsage, GRANULARITY_SECONDS, type Granularity, ownUsage, type UsageQu
 const MAX_RANGE_DAYS: Record<Granularity, number> = { hour: 31, day: 366 };
 /** Without `start_timestamp`: the 7 days (168 hours) ending with the bucket of `end_timestamp`. */
 const DEFAULT_RANGE_SECONDS = 7 * 86_400;
-
-const rangeFields = {
-  start_timestamp: unixTimeParam.optional(),
-  end_timestamp: unixTimeParam.optional(),
-  granularity: z.enum(['hour', 'day']).default('day'),
-};
 
 /**
  * Defaults and bounds of the range (docs/api.md 3.7), widened to whole buckets: from the start of
@@ -47,12 +41,10 @@ function rangeOf(
   return { granularity, start: bucketOf(start), end: bucketOf(end) + size - 1 };
 }
 
-const ownUsageQuery = (nowSeconds: number) => z.object(rangeFields).transform((params, ctx) => rangeOf(params, nowSeconds, ctx));
+const ownUsageQuery = (nowSeconds: number) => usageQuery.transform((params, ctx) => rangeOf(params, nowSeconds, ctx));
 
 const allUsageQuery = (nowSeconds: number) =>
-  z
-    .object({ ...rangeFields, username: z.string().max(20).optional(), model_name: z.string().max(200).optional() })
-    .transform((params, ctx): UsageQuery => ({ ...rangeOf(params, nowSeconds, ctx), username: params.username, modelName: params.model_name }));
+  adminUsageQuery.transform((params, ctx): UsageQuery => ({ ...rangeOf(params, nowSeconds, ctx), username: params.username, modelName: params.model_name }));
 
 /** docs/api.md 3.7: own usage (any user) and everyone's (admins), from the hourly usage buckets. */
 export function createUsageRouter(deps: AccountDeps): Router {

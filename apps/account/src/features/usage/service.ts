@@ -1,3 +1,4 @@
+import type { AdminUsageItem, UsageItem } from '@modelgate/schemas';
 import type { AccountDeps } from '../../deps';
 import { sumUsage, type UsageRow } from './repository';
 
@@ -16,7 +17,7 @@ export interface UsageQuery {
   modelName?: string;
 }
 
-function itemView(row: UsageRow) {
+function itemView(row: UsageRow): UsageItem {
   return {
     bucket: Number(row.bucket),
     model_name: row.modelName,
@@ -26,9 +27,6 @@ function itemView(row: UsageRow) {
     quota: Number(row.quota),
   };
 }
-
-export type UsageItem = ReturnType<typeof itemView>;
-export type AdminUsageItem = UsageItem & { username: string };
 
 export interface UsageReport<T> {
   granularity: Granularity;

@@ -1,6 +1,6 @@
 import { changeBalance } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
-import { LOG_TYPE, ROLE, USER_STATUS } from '@modelgate/schemas';
+import { LOG_TYPE, type ManageAction, ROLE, USER_STATUS } from '@modelgate/schemas';
 import type { AccountDeps } from '../../deps';
 import { nowMs } from '../../lib/clock';
 import { isUniqueViolation } from '../../lib/db';
@@ -118,9 +118,6 @@ export async function createUserAsAdmin(deps: AccountDeps, actor: AuthenticatedU
   }
   return getUser(deps, actor, id);
 }
-
-export const MANAGE_ACTIONS = ['enable', 'disable', 'delete', 'promote', 'demote'] as const;
-export type ManageAction = (typeof MANAGE_ACTIONS)[number];
 
 export async function manageUser(deps: AccountDeps, actor: AuthenticatedUser, id: number, action: ManageAction) {
   const result = await deps.prisma.$transaction(async (tx) => {

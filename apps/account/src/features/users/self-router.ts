@@ -1,23 +1,11 @@
 import { parseOrThrow } from '@modelgate/http';
+import { affTransferBody, selfUpdateBody } from '@modelgate/schemas';
 import { Router } from 'express';
-import { z } from 'zod';
 import type { AccountDeps } from '../../deps';
 import { sendData } from '../../lib/envelope';
 import { currentUser, requireUser } from '../auth/require-user';
 import { reissueSession } from '../auth/service';
-import { emailSchema, passwordSchema } from './fields';
 import { getAffCode, getSelf, issueAccessToken, transferAffQuota, updateSelf } from './service';
-
-const selfUpdateBody = z
-  .object({
-    display_name: z.string().max(20).optional(),
-    email: z.union([emailSchema, z.literal('')]).optional(),
-    password: passwordSchema.optional(),
-    original_password: z.string().max(128).optional(),
-  })
-  .strict();
-
-const affTransferBody = z.object({ quota: z.number().int().positive().max(Number.MAX_SAFE_INTEGER) }).strict();
 
 /** docs/api.md 3.2: the logged-in user's own account. */
 export function createSelfRouter(deps: AccountDeps): Router {

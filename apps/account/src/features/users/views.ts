@@ -1,8 +1,9 @@
+import type { AdminUserView, LoginView, SelfView } from '@modelgate/schemas';
 import { unixSeconds } from '../../lib/clock';
 import type { UserProfile } from './repository';
 
 /** docs/api.md 3.2 `GET /api/user/self`. */
-export function selfView(user: UserProfile) {
+export function selfView(user: UserProfile): SelfView {
   return {
     ...loginView(user),
     email: user.email ?? '',
@@ -20,12 +21,12 @@ export function selfView(user: UserProfile) {
 }
 
 /** What admins see: the profile plus the admin-only remark. */
-export function adminUserView(user: UserProfile) {
+export function adminUserView(user: UserProfile): AdminUserView {
   return { ...selfView(user), remark: user.remark };
 }
 
 /** The data of a completed login (docs/api.md 3.1). */
-export function loginView(user: { id: number; username: string; displayName: string; role: number; status: number; group: string }) {
+export function loginView(user: { id: number; username: string; displayName: string; role: number; status: number; group: string }): LoginView {
   return {
     id: user.id,
     username: user.username,

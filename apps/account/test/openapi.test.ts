@@ -1,0 +1,185 @@
+import { execFileSync } from 'node:child_process';
+import { chargeConsumeBatch } from '@modelgate/db';
+import { API_OPERATIONS, type ApiOperation } from '@modelgate/schemas';
+import { createApiKey, createChannel } from '@modelgate/testing';
+import type { Express } from 'express';
+import request from 'supertest';
+import { createTestAccount } from './support/app';
+import { expectOk } from './support/envelope';
+import { loggedInUser, ROLE } from './support/users';
+
+const account = createTestAccount();
+const { app, prisma } = account;
+
+beforeEach(() => account.reset());
+afterAll(() => account.close());
+
+/**
+ * @seriousme/openapi-schema-validator is ESM-only and reads its schemas via `import.meta.url`, which
+ * Jest's CommonJS transform cannot run: it validates in a child Node process instead.
+ */
+function validateOpenApi(document: unknown): { valid: boolean; errors?: unknown } {
+  const script = [
+    "import { Validator } from '@seriousme/openapi-schema-validator';",
+    "import { readFileSync } from 'node:fs';",
+    'const result = await new Validator().validate(JSON.parse(readFileSync(0, "utf8")));',
+    'process.stdout.write(JSON.stringify(result));',
+  ].join('\n');
+  const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: __dirname, input: JSON.stringify(document) });
+  return JSON.parse(output.toString()) as { valid: boolean; errors?: unknown };
+}
+
+interface RouterLayer {
+  route?: { path: string; methods: Record<string, boolean> };
+  handle: { stack?: RouterLayer[] };
+  /** Truthy when the layer serves `path`. */
+  match(path: string): unknown;
+}
+
+/** `METHOD /path` of every route the app registers under `/api`, where every feature router is mounted. */
+function registeredApiRoutes(expressApp: Express): string[] {
+  const routes: string[] = [];
+  const appStack = (expressApp as unknown as { router: { stack: RouterLayer[] } }).router.stack;
+  for (const layer of appStack) {
+    if (!layer.handle.stack) continue;
+    // A router mounted at `/api` serves `/api/...` but not `/`; one mounted at `/` (the probes) serves both.
+    const prefix = layer.match('/api') && !layer.match('/') ? '/api' : '';
+    for (const inner of layer.handle.stack) {
+      if (!inner.route) continue;
+      for (const method of Object.keys(inner.route.methods)) routes.push(`${method.toUpperCase()} ${prefix}${inner.route.path}`);
+    }
+  }
+  return routes.filter((route) => /^[A-Z]+ \/api\//.test(route)).sort();
+}
+
+function operationOf(method: ApiOperation['method'], path: string): ApiOperation {
+  const operation = API_OPERATIONS.find((candidate) => candidate.method === method && candidate.path === path);
+  if (!operation) throw new Error(`no operation ${method} ${path}`);
+  return operation;
+}
+
+/**
+ * The answer's data (or raw body) is what the table says: it parses, and parsing drops nothing
+ * (zod strips undeclared keys, so a field the table does not describe shows as a difference).
+ */
+function expectDescribed(method: ApiOperation['method'], path: string, res: request.Response): void {
+  const operation = operationOf(method, path);
+  const answer = operation.raw ? res.body : expectOk(res);
+  expect(res.status).toBe(200);
+  const parsed = operation.response.safeParse(answer);
+  if (!parsed.success) throw new Error(`${method} ${path}: ${parsed.error.message}\n${JSON.stringify(answer)}`);
+  expect(parsed.data).toEqual(answer);
+}
+
+describe('GET /api/openapi.json', () => {
+  it('is a valid OpenAPI 3.1 document, public, with every operation of the table', async () => {
+    const res = await request(app).get('/api/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toMatch(/^3\.1\./);
+    expect(validateOpenApi(res.body)).toEqual({ valid: true });
+    for (const operation of API_OPERATIONS) {
+      const path = operation.path.replace(/:([A-Za-z_]+)/g, '{$1}');
+      expect(res.body.paths[path]?.[operation.method]).toMatchObject({ summary: operation.summary });
+    }
+    const operationIds = Object.values(res.body.paths as Record<string, Record<string, { operationId: string }>>).flatMap((item) =>
+      Object.values(item).map((operation) => operation.operationId),
+    );
+    expect(new Set(operationIds).size).toBe(API_OPERATIONS.length);
+    expectDescribed('get', '/api/openapi.json', res);
+  });
+
+  it('documents the envelope, the error codes and both credentials with New-Api-User', async () => {
+    const document = (await request(app).get('/api/openapi.json')).body;
+    const self = document.paths['/api/user/self'].get;
+    expect(self.security).toEqual([
+      { sessionCookie: [], newApiUser: [] },
+      { accessToken: [], newApiUser: [] },
+    ]);
+    expect(document.components.securitySchemes.newApiUser).toMatchObject({ type: 'apiKey', in: 'header', name: 'New-Api-User' });
+    expect(self.responses['200'].content['application/json'].schema.required).toEqual(['success', 'message', 'data']);
+    expect(self.responses['401']).toEqual({ $ref: '#/components/responses/Error401' });
+    expect(document.components.responses.Error401.content['application/json'].schema.properties.code.enum).toEqual([
+      'unauthorized',
+      'invalid_credentials',
+    ]);
+    expect(document.paths['/api/status'].get.security).toEqual([]);
+    expect(document.paths['/api/log/export'].get.responses['200'].content).toHaveProperty(['text/csv']);
+    expect(document.paths['/api/token/{id}'].get.parameters).toEqual([
+      expect.objectContaining({ name: 'id', in: 'path', required: true }),
+    ]);
+    expect(document.paths['/api/log'].get.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(
+      expect.arrayContaining(['type', 'username', 'p', 'page_size']),
+    );
+  });
+});
+
+describe('the operation table', () => {
+  it('lists exactly the routes the account app registers under /api', () => {
+    const described = API_OPERATIONS.map((operation) => `${operation.method.toUpperCase()} ${operation.path}`).sort();
+    expect(new Set(described).size).toBe(described.length);
+    expect(registeredApiRoutes(app)).toEqual(described);
+  });
+
+  it('describes real answers of the running service', async () => {
+    expectDescribed('get', '/api/status', await request(app).get('/api/status'));
+    const registration = await request(app).post('/api/user/register').send({ username: 'carol', password: 'correct horse' });
+    expectDescribed('post', '/api/user/register', registration);
+    expectDescribed('post', '/api/user/login', await request(app).post('/api/user/login').send({ username: 'carol', password: 'correct horse' }));
+
+    const root = await loggedInUser(account, { role: ROLE.root });
+    const created = await root.agent.post('/api/user').send({ username: 'bob', password: 'correct horse', quota: 500_000 });
+    expectDescribed('post', '/api/user', created);
+    expectDescribed('get', '/api/user', await root.agent.get('/api/user'));
+    expectDescribed('get', '/api/user/:id', await root.agent.get(`/api/user/${created.body.data.id}`));
+    expectDescribed('post', '/api/user/manage', await root.agent.post('/api/user/manage').send({ id: created.body.data.id, action: 'promote' }));
+    expectDescribed('get', '/api/option', await root.agent.get('/api/option'));
+    const channel = await root.agent
+      .post('/api/channel')
+      .send({ name: 'main', type: 1, key: 'sk-upstream', models: 'gpt-4o-mini', base_url: 'https://api.example.com', settings: {} });
+    expectDescribed('post', '/api/channel', channel);
+    expectDescribed('get', '/api/channel', await root.agent.get('/api/channel'));
+
+    const user = await loggedInUser(account, { quota: 1_000_000 });
+    const { token } = await createApiKey(prisma, user.id);
+    const upstream = await createChannel(prisma);
+    await prisma.$transaction((tx) =>
+      chargeConsumeBatch(
+        tx,
+        [
+          {
+            user_id: user.id,
+            created_at: new Date().toISOString().replace('Z', ''),
+            content: 'model ratio 1',
+            username: user.username,
+            token_id: token.id,
+            token_name: token.name,
+            model_name: 'gpt-4o-mini',
+            charged: 150,
+            prompt_tokens: 10,
+            completion_tokens: 5,
+            use_time_ms: 100,
+            first_byte_ms: null,
+            is_stream: false,
+            channel_id: upstream.id,
+            request_id: 'req_openapi',
+            other: { model_ratio: 0.075, completion_ratio: 4, group_ratio: 1 },
+          },
+        ],
+        new Map(),
+      ),
+    );
+    expectDescribed('get', '/api/user/self', await user.agent.get('/api/user/self'));
+    expectDescribed('get', '/api/user/2fa/status', await user.agent.get('/api/user/2fa/status'));
+    expectDescribed('post', '/api/token', await user.agent.post('/api/token').send({ name: 'laptop', model_limits: 'gpt-4o-mini' }));
+    expectDescribed('get', '/api/token', await user.agent.get('/api/token'));
+    expectDescribed('get', '/api/token/:id', await user.agent.get(`/api/token/${token.id}`));
+    expectDescribed('get', '/api/log/self', await user.agent.get('/api/log/self'));
+    expectDescribed('get', '/api/log', await root.agent.get('/api/log'));
+    expectDescribed('get', '/api/data/self', await user.agent.get('/api/data/self'));
+    expectDescribed('get', '/api/data', await root.agent.get('/api/data'));
+    expectDescribed('get', '/api/pricing', await user.agent.get('/api/pricing'));
+    expectDescribed('get', '/api/user/topup/self', await user.agent.get('/api/user/topup/self'));
+    expectDescribed('get', '/api/payment/events', await root.agent.get('/api/payment/events'));
+    expectDescribed('get', '/api/user/logout', await user.agent.get('/api/user/logout'));
+  });
+});

@@ -1,0 +1,14 @@
+import { z } from 'zod';
+import type { ApiOperation } from './operation';
+
+/** `GET /api/openapi.json`: this table as an OpenAPI 3.1 document (docs/api.md 3). */
+export const openApiOperations: ApiOperation[] = [
+  {
+    method: 'get',
+    path: '/api/openapi.json',
+    auth: 'public',
+    summary: 'This API as an OpenAPI 3.1 document',
+    response: z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.record(z.string(), z.unknown()) }),
+    raw: 'application/json',
+  },
+];

@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import type { ApiOperation } from './operation';
+
+/** docs/api.md 3.1 `GET /api/status`: public settings a client needs before logging in. */
+export const statusViewSchema = z.object({
+  version: z.string(),
+  system_name: z.string(),
+  quota_per_unit: z.number(),
+  register_enabled: z.boolean(),
+  stripe_enabled: z.boolean(),
+  min_topup: z.number(),
+});
+export type StatusView = z.output<typeof statusViewSchema>;
+
+export const statusOperations: ApiOperation[] = [
+  { method: 'get', path: '/api/status', auth: 'public', summary: 'Public settings a client needs before logging in', response: statusViewSchema },
+];

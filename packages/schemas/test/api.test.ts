@@ -1,0 +1,28 @@
+import { API_OPERATIONS } from '../src';
+
+/** The path parameters of an Express-style path: `/api/token/:id` -> ['id']. */
+const pathParameters = (path: string) => [...path.matchAll(/:([A-Za-z_]+)/g)].map((match) => match[1]);
+
+describe('API_OPERATIONS', () => {
+  it('describes each /api operation once', () => {
+    const keys = API_OPERATIONS.map((operation) => `${operation.method} ${operation.path}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    for (const operation of API_OPERATIONS) expect(operation.path).toMatch(/^\/api\//);
+  });
+
+  it('declares a schema for exactly the path parameters of each path', () => {
+    for (const operation of API_OPERATIONS) {
+      const declared = operation.params ? Object.keys(operation.params.shape) : [];
+      expect({ path: operation.path, params: declared }).toEqual({ path: operation.path, params: pathParameters(operation.path) });
+    }
+  });
+
+  it('answers raw bodies only where docs/api.md says so: the Stripe webhook, the log exports and the document', () => {
+    expect(API_OPERATIONS.filter((operation) => operation.raw).map((operation) => `${operation.raw} ${operation.path}`)).toEqual([
+      'application/json /api/openapi.json',
+      'text/csv /api/log/self/export',
+      'text/csv /api/log/export',
+      'application/json /api/stripe/webhook',
+    ]);
+  });
+});
