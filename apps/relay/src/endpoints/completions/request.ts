@@ -1,26 +1,9 @@
 import { parseOrThrow } from '@modelgate/http';
-import { z } from 'zod';
 import { parseJsonObject } from '../../features/relay/json-body';
 import { countPromptTextTokens, estimateTextTokens } from '../../features/relay/tokens';
+import { type CompletionRequest, completionRequestSchema } from '@modelgate/schemas/relay';
 
-const tokenIds = z.array(z.number().int().min(0));
-
-/** docs/api.md 2.1; other fields are not checked and are forwarded untouched. */
-const completionRequestSchema = z.looseObject({
-  model: z.string().min(1),
-  prompt: z.union([z.string(), z.array(z.string()), tokenIds, z.array(tokenIds)]),
-  max_tokens: z.number().int().min(1).nullish(),
-  temperature: z.number().min(0).max(2).nullish(),
-  top_p: z.number().min(0).max(1).nullish(),
-  n: z.number().int().min(1).max(128).nullish(),
-  stream: z.boolean().nullish(),
-  stream_options: z.looseObject({ include_usage: z.boolean().nullish() }).nullish(),
-  stop: z.union([z.string(), z.array(z.string()).max(4)]).nullish(),
-  suffix: z.string().nullish(),
-  echo: z.boolean().nullish(),
-});
-
-export type CompletionRequest = z.output<typeof completionRequestSchema> & Record<string, unknown>;
+export type { CompletionRequest } from '@modelgate/schemas/relay';
 
 export const DEFAULT_MAX_TOKENS = 4096;
 

@@ -1,21 +1,10 @@
 import { AppError } from '@modelgate/errors';
 import { parseOrThrow, rejectNulCharacters } from '@modelgate/http';
-import { z } from 'zod';
 import { parseJsonObject } from '../../features/relay/json-body';
 import { countPromptTextTokens, estimateTextTokens } from '../../features/relay/tokens';
+import { type GenerateContentRequest, generateContentSchema } from '@modelgate/schemas/relay';
 
-/** docs/api.md 2.3: `contents` is required; everything else is Google's business and forwarded as is. */
-const generateContentSchema = z.looseObject({
-  contents: z.array(z.unknown()).min(1),
-  generationConfig: z
-    .looseObject({
-      maxOutputTokens: z.number().int().min(1).nullish(),
-      candidateCount: z.number().int().min(1).nullish(),
-    })
-    .nullish(),
-});
-
-export type GenerateContentRequest = z.output<typeof generateContentSchema>;
+export type { GenerateContentRequest } from '@modelgate/schemas/relay';
 
 export const GEMINI_METHODS = { generateContent: false, streamGenerateContent: true } as const;
 export type GeminiMethod = keyof typeof GEMINI_METHODS;
