@@ -1,4 +1,7 @@
-import { API_OPERATIONS } from '../src';
+import { API_OPERATIONS as EXACT_OPERATIONS, type ApiOperation } from '../src';
+
+/** Widened: these checks read the optional fields every operation may have. */
+const API_OPERATIONS: readonly ApiOperation[] = EXACT_OPERATIONS;
 
 /** The path parameters of an Express-style path: `/api/token/:id` -> ['id']. */
 const pathParameters = (path: string) => [...path.matchAll(/:([A-Za-z_]+)/g)].map((match) => match[1]);

@@ -18,7 +18,7 @@ export const loginBody = z.object({ username: z.string().min(1).max(100), passwo
 export const twoFactorCodeBody = z.object({ code: z.string().min(1).max(32) }).strict();
 
 /** docs/api.md 3.1: registration, login (with the optional second step) and logout. */
-export const authOperations: ApiOperation[] = [
+export const authOperations = [
   {
     method: 'post',
     path: '/api/user/register',
@@ -44,4 +44,4 @@ export const authOperations: ApiOperation[] = [
     response: loginViewSchema,
   },
   { method: 'get', path: '/api/user/logout', auth: 'public', summary: 'End the session', response: noData },
-];
+] as const satisfies readonly ApiOperation[];

@@ -85,7 +85,7 @@ export const channelViewSchema = z.object({
 export type ChannelView = z.output<typeof channelViewSchema>;
 
 /** docs/api.md 3.3 channels (role >= 10). Responses never carry the channel key. */
-export const channelOperations: ApiOperation[] = [
+export const channelOperations = [
   { method: 'post', path: '/api/channel', auth: 'admin', summary: 'Create a channel', body: channelCreateBody, response: channelViewSchema },
   { method: 'get', path: '/api/channel', auth: 'admin', summary: 'List channels', query: pageQuery, response: pageSchema(channelViewSchema) },
   {
@@ -108,4 +108,4 @@ export const channelOperations: ApiOperation[] = [
   { method: 'get', path: '/api/channel/:id', auth: 'admin', summary: 'One channel', params: idPathParams, response: channelViewSchema },
   { method: 'put', path: '/api/channel', auth: 'admin', summary: 'Edit a channel', body: channelUpdateBody, response: channelViewSchema },
   { method: 'delete', path: '/api/channel/:id', auth: 'admin', summary: 'Delete a channel', params: idPathParams, response: noData },
-];
+] as const satisfies readonly ApiOperation[];

@@ -27,8 +27,11 @@ export * from './two-factor';
 export * from './usage';
 export * from './users';
 
-/** Every `/api` operation (docs/api.md 3), by feature. */
-export const API_OPERATIONS: readonly ApiOperation[] = [
+/**
+ * Every `/api` operation (docs/api.md 3), by feature. Each element keeps its exact type (its path,
+ * method and schemas), so typed clients can look an operation up by `"<method> <path>"`.
+ */
+export const API_OPERATIONS = [
   ...statusOperations,
   ...openApiOperations,
   ...authOperations,
@@ -42,4 +45,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
   ...pricingOperations,
   ...usageOperations,
   ...userAdminOperations,
-];
+] as const satisfies readonly ApiOperation[];
+
+/** One element of API_OPERATIONS, with its exact type. */
+export type KnownApiOperation = (typeof API_OPERATIONS)[number];

@@ -41,7 +41,7 @@ export type AdminLogView = z.output<typeof adminLogViewSchema>;
 const csv = z.string();
 
 /** docs/api.md 3.2 (own logs), 3.3 (every user's logs, admins) and their CSV exports (3.8). */
-export const logOperations: ApiOperation[] = [
+export const logOperations = [
   {
     method: 'get',
     path: '/api/log/self',
@@ -76,4 +76,4 @@ export const logOperations: ApiOperation[] = [
     query: logQuery.extend(pageQuery.shape),
     response: pageSchema(adminLogViewSchema),
   },
-];
+] as const satisfies readonly ApiOperation[];

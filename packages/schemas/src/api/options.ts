@@ -4,7 +4,7 @@ import type { ApiOperation } from './operation';
 export const optionUpdateBody = z.object({ key: z.string().min(1), value: z.unknown() }).strict();
 
 /** Root-only runtime options (docs/api.md 3.4). */
-export const optionOperations: ApiOperation[] = [
+export const optionOperations = [
   {
     method: 'get',
     path: '/api/option',
@@ -20,4 +20,4 @@ export const optionOperations: ApiOperation[] = [
     body: optionUpdateBody,
     response: z.object({ key: z.string() }),
   },
-];
+] as const satisfies readonly ApiOperation[];

@@ -41,7 +41,7 @@ export const paymentEventReplaySchema = paymentEventViewSchema.extend({ queue: z
 export type PaymentEventReplayView = z.output<typeof paymentEventReplaySchema>;
 
 /** Stripe top-ups (docs/api.md 3.2), the webhook intake (3.5) and the operator's view of the inbox. */
-export const paymentOperations: ApiOperation[] = [
+export const paymentOperations = [
   {
     method: 'post',
     path: '/api/stripe/webhook',
@@ -77,4 +77,4 @@ export const paymentOperations: ApiOperation[] = [
     body: emptyBody,
     response: paymentEventReplaySchema,
   },
-];
+] as const satisfies readonly ApiOperation[];

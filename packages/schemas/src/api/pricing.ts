@@ -13,6 +13,6 @@ export type ModelPriceView = z.output<typeof modelPriceSchema>;
 export const pricingSchema = z.object({ group: z.string(), group_ratio: z.number(), items: z.array(modelPriceSchema) });
 export type PricingView = z.output<typeof pricingSchema>;
 
-export const pricingOperations: ApiOperation[] = [
+export const pricingOperations = [
   { method: 'get', path: '/api/pricing', auth: 'user', summary: 'What each priced model costs the caller\'s group', response: pricingSchema },
-];
+] as const satisfies readonly ApiOperation[];

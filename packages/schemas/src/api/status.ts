@@ -12,6 +12,6 @@ export const statusViewSchema = z.object({
 });
 export type StatusView = z.output<typeof statusViewSchema>;
 
-export const statusOperations: ApiOperation[] = [
+export const statusOperations = [
   { method: 'get', path: '/api/status', auth: 'public', summary: 'Public settings a client needs before logging in', response: statusViewSchema },
-];
+] as const satisfies readonly ApiOperation[];

@@ -47,7 +47,7 @@ export const tokenViewSchema = z.object({
 export type TokenView = z.output<typeof tokenViewSchema>;
 
 /** docs/api.md 3.2 API keys, always scoped to their owner (another user's id is a 404). */
-export const tokenOperations: ApiOperation[] = [
+export const tokenOperations = [
   {
     method: 'post',
     path: '/api/token',
@@ -60,4 +60,4 @@ export const tokenOperations: ApiOperation[] = [
   { method: 'get', path: '/api/token/:id', auth: 'user', summary: 'One key', params: idPathParams, response: tokenViewSchema },
   { method: 'put', path: '/api/token', auth: 'user', summary: 'Edit a key', body: tokenUpdateBody, response: tokenViewSchema },
   { method: 'delete', path: '/api/token/:id', auth: 'user', summary: 'Delete a key', params: idPathParams, response: noData },
-];
+] as const satisfies readonly ApiOperation[];

@@ -4,7 +4,7 @@ import type { ApiOperation } from './operation';
 import { twoFactorCodeBody } from './auth';
 
 /** docs/api.md 3.2, two-factor management for the logged-in user. */
-export const twoFactorOperations: ApiOperation[] = [
+export const twoFactorOperations = [
   {
     method: 'get',
     path: '/api/user/2fa/status',
@@ -30,4 +30,4 @@ export const twoFactorOperations: ApiOperation[] = [
     body: twoFactorCodeBody,
     response: z.object({ backup_codes: z.array(z.string()) }),
   },
-];
+] as const satisfies readonly ApiOperation[];

@@ -32,7 +32,7 @@ export const usageReportSchema = usageReport(usageItemSchema);
 export const adminUsageReportSchema = usageReport(adminUsageItemSchema);
 
 /** docs/api.md 3.7: own usage (any user) and everyone's (admins), per bucket and model. */
-export const usageOperations: ApiOperation[] = [
+export const usageOperations = [
   { method: 'get', path: '/api/data/self', auth: 'user', summary: 'The caller\'s usage per bucket and model', query: usageQuery, response: usageReportSchema },
   {
     method: 'get',
@@ -42,4 +42,4 @@ export const usageOperations: ApiOperation[] = [
     query: adminUsageQuery,
     response: adminUsageReportSchema,
   },
-];
+] as const satisfies readonly ApiOperation[];

@@ -73,7 +73,7 @@ export type ManageAction = (typeof MANAGE_ACTIONS)[number];
 export const manageUserBody = z.object({ id: idField, action: z.enum(MANAGE_ACTIONS) }).strict();
 
 /** docs/api.md 3.2: the logged-in user's own account. */
-export const selfOperations: ApiOperation[] = [
+export const selfOperations = [
   { method: 'get', path: '/api/user/self', auth: 'user', summary: 'The caller\'s profile', response: selfViewSchema },
   {
     method: 'put',
@@ -93,10 +93,10 @@ export const selfOperations: ApiOperation[] = [
     body: affTransferBody,
     response: z.object({ quota: z.number().int(), aff_quota: z.number().int() }),
   },
-];
+] as const satisfies readonly ApiOperation[];
 
 /** docs/api.md 3.3 and 3.8: users administration. */
-export const userAdminOperations: ApiOperation[] = [
+export const userAdminOperations = [
   { method: 'get', path: '/api/user', auth: 'admin', summary: 'List users', query: pageQuery, response: pageSchema(adminUserViewSchema) },
   { method: 'post', path: '/api/user', auth: 'admin', summary: 'Create a user (role 10 only by root)', body: adminUserCreateBody, response: adminUserViewSchema },
   { method: 'put', path: '/api/user', auth: 'admin', summary: 'Edit a user', body: adminUserUpdateBody, response: adminUserViewSchema },
@@ -109,4 +109,4 @@ export const userAdminOperations: ApiOperation[] = [
     response: z.object({ role: z.number().int(), status: z.number().int() }).nullable(),
   },
   { method: 'get', path: '/api/user/:id', auth: 'admin', summary: 'One user', params: idPathParams, response: adminUserViewSchema },
-];
+] as const satisfies readonly ApiOperation[];
