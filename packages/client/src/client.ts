@@ -38,7 +38,7 @@ export interface ApiClientOptions {
   /** A user's access token (`GET /api/user/token`), sent as `Authorization: Bearer`. */
   accessToken?: string;
   /** Browser cookie mode; 'include' (the default) sends the session cookie to another origin too. */
-  credentials?: RequestCredentials;
+  credentials?: RequestInit['credentials'];
 }
 
 const operationsByKey = new Map<string, ApiOperation>(API_OPERATIONS.map((operation) => [`${operation.method} ${operation.path}`, operation]));
@@ -47,7 +47,7 @@ const operationsByKey = new Map<string, ApiOperation>(API_OPERATIONS.map((operat
 export class ApiClient {
   private readonly baseUrl: string;
   private readonly fetch: typeof fetch;
-  private readonly credentials: RequestCredentials;
+  private readonly credentials: RequestInit['credentials'];
   /** Sent as `New-Api-User`; set it after logging in with a session. */
   userId?: number;
   accessToken?: string;

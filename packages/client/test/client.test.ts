@@ -6,7 +6,7 @@ interface SentRequest {
   method: string;
   headers: Record<string, string>;
   body?: string;
-  credentials?: RequestCredentials;
+  credentials?: RequestInit['credentials'];
 }
 
 /** A fetch that records each request and answers with `answer`. */
