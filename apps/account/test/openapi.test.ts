@@ -1,9 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { chargeConsumeBatch } from '@modelgate/db';
 import { API_OPERATIONS, type ApiOperation } from '@modelgate/schemas';
+import { chatCompletionSchema, generateContentSchema, messagesSchema, RELAY_OPERATIONS } from '@modelgate/schemas/relay';
 import { createApiKey, createChannel } from '@modelgate/testing';
 import type { Express } from 'express';
 import request from 'supertest';
+import { z } from 'zod';
 import { createTestAccount } from './support/app';
 import { expectOk } from './support/envelope';
 import { loggedInUser, ROLE } from './support/users';
@@ -84,7 +86,7 @@ describe('GET /api/openapi.json', () => {
     const operationIds = Object.values(res.body.paths as Record<string, Record<string, { operationId: string }>>).flatMap((item) =>
       Object.values(item).map((operation) => operation.operationId),
     );
-    expect(new Set(operationIds).size).toBe(API_OPERATIONS.length);
+    expect(new Set(operationIds).size).toBe(API_OPERATIONS.length + RELAY_OPERATIONS.length);
     expectDescribed('get', '/api/openapi.json', res);
   });
 
@@ -110,6 +112,82 @@ describe('GET /api/openapi.json', () => {
     expect(document.paths['/api/log'].get.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(
       expect.arrayContaining(['type', 'username', 'p', 'page_size']),
     );
+  });
+});
+
+/** A request schema as the document carries it: JSON Schema 2020-12 of what a client sends. */
+function requestSchemaOf(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest;
+}
+
+describe('the relay surfaces in GET /api/openapi.json', () => {
+  it('lists every relay operation with the request schema the relay validates with', async () => {
+    const { paths } = (await request(app).get('/api/openapi.json')).body;
+    for (const operation of RELAY_OPERATIONS) {
+      const path = operation.path.replace(/\/:([A-Za-z_]+)/g, '/{$1}');
+      const described = paths[path]?.[operation.method];
+      expect(described).toMatchObject({ summary: operation.summary });
+      if (operation.body) expect(described.requestBody.content['application/json'].schema).toEqual(requestSchemaOf(operation.body));
+    }
+    expect(Object.keys(paths)).toEqual(
+      expect.arrayContaining([
+        '/v1/completions',
+        '/v1/chat/completions',
+        '/v1/embeddings',
+        '/v1/responses',
+        '/v1/messages',
+        '/v1/messages/count_tokens',
+        '/v1/models',
+        '/v1beta/models/{model}:generateContent',
+        '/v1beta/models/{model}:streamGenerateContent',
+        '/v1/models/{model}:generateContent',
+      ]),
+    );
+    expect(paths['/v1/chat/completions'].post.requestBody).toEqual({
+      required: true,
+      content: { 'application/json': { schema: requestSchemaOf(chatCompletionSchema) } },
+    });
+    expect(paths['/v1/messages'].post.requestBody.content['application/json'].schema).toEqual(requestSchemaOf(messagesSchema));
+    expect(paths['/v1beta/models/{model}:generateContent'].post.requestBody.content['application/json'].schema).toEqual(
+      requestSchemaOf(generateContentSchema),
+    );
+    expect(paths['/v1beta/models/{model}:generateContent'].post.parameters).toEqual([
+      expect.objectContaining({ name: 'model', in: 'path', required: true }),
+    ]);
+  });
+
+  it('documents each surface\'s key, error shape and streams', async () => {
+    const document = (await request(app).get('/api/openapi.json')).body;
+    const { paths, components } = document;
+
+    const chat = paths['/v1/chat/completions'].post;
+    expect(chat.security).toEqual([{ apiKeyBearer: [] }]);
+    expect(components.securitySchemes.apiKeyBearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(chat.responses['4XX']).toEqual({ $ref: '#/components/responses/OpenAIError' });
+    expect(Object.keys(chat.responses['200'].content)).toEqual(['application/json', 'text/event-stream']);
+    expect(components.responses.OpenAIError.content['application/json'].schema.properties.error.required).toEqual(['message', 'type', 'code']);
+
+    const messages = paths['/v1/messages'].post;
+    expect(messages.security).toEqual([{ apiKeyHeader: [] }, { apiKeyBearer: [] }]);
+    expect(components.securitySchemes.apiKeyHeader).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' });
+    expect(messages.responses['5XX']).toEqual({ $ref: '#/components/responses/AnthropicError' });
+    expect(components.responses.AnthropicError.content['application/json'].schema.properties.error.properties.type.enum).toEqual(
+      expect.arrayContaining(['invalid_request_error', 'authentication_error', 'overloaded_error', 'api_error']),
+    );
+
+    const stream = paths['/v1beta/models/{model}:streamGenerateContent'].post;
+    expect(stream.security).toEqual([{ googleApiKeyHeader: [] }, { googleApiKeyQuery: [] }, { apiKeyBearer: [] }]);
+    expect(components.securitySchemes.googleApiKeyQuery).toMatchObject({ type: 'apiKey', in: 'query', name: 'key' });
+    expect(Object.keys(stream.responses['200'].content)).toEqual(['text/event-stream']);
+    expect(stream.responses['4XX']).toEqual({ $ref: '#/components/responses/GoogleError' });
+    expect(components.responses.GoogleError.content['application/json'].schema.properties.error.properties.status.enum).toEqual(
+      expect.arrayContaining(['INVALID_ARGUMENT', 'UNAUTHENTICATED', 'RESOURCE_EXHAUSTED', 'UNAVAILABLE']),
+    );
+
+    expect(paths['/v1/embeddings'].post.responses['200'].content).not.toHaveProperty(['text/event-stream']);
+    expect(paths['/v1/models'].get.responses['4XX']).toEqual({ $ref: '#/components/responses/OpenAIError' });
+    expect(paths['/v1/models'].get.security).toEqual([{ apiKeyHeader: [] }, { apiKeyBearer: [] }]);
   });
 });
 

@@ -7,7 +7,7 @@ export const openApiOperations = [
     method: 'get',
     path: '/api/openapi.json',
     auth: 'public',
-    summary: 'This API as an OpenAPI 3.1 document',
+    summary: '`/api` and the relay surfaces as an OpenAPI 3.1 document',
     response: z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.record(z.string(), z.unknown()) }),
     raw: 'application/json',
   },

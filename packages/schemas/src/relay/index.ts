@@ -8,3 +8,4 @@ export * from './embeddings';
 export * from './generate-content';
 export * from './messages';
 export * from './responses';
+export * from './operations';

@@ -1,5 +1,6 @@
-import { ENVELOPE_ERROR_STATUS } from '@modelgate/errors';
+import { anthropicErrorType, ENVELOPE_ERROR_STATUS, grpcStatusName } from '@modelgate/errors';
 import { API_OPERATIONS, type ApiAuth, type ApiOperation, emptyBody } from '@modelgate/schemas';
+import { RELAY_OPERATIONS, type RelayDialect, type RelayKey, type RelayOperation } from '@modelgate/schemas/relay';
 import { z } from 'zod';
 import { SESSION_COOKIE } from '../auth/session-store';
 
@@ -11,8 +12,11 @@ function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   return rest;
 }
 
-/** `/api/token/:id` -> `/api/token/{id}`. */
-const openApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, '{$1}');
+/** `/api/token/:id` -> `/api/token/{id}`; `/v1beta/models/:model:generateContent` -> `/v1beta/models/{model}:generateContent`. */
+const openApiPath = (path: string) => path.replace(/\/:([A-Za-z_]+)/g, '/{$1}');
+
+/** What `/api` and relay operations share: the request. */
+type RequestDescription = Pick<ApiOperation, 'method' | 'path' | 'summary' | 'body' | 'query' | 'params'>;
 
 /** Query or path parameters from an object schema's properties. */
 function parametersOf(schema: z.ZodObject | undefined, location: 'query' | 'path'): JsonSchema[] {
@@ -32,6 +36,10 @@ const SECURITY_SCHEMES = {
   accessToken: { type: 'http', scheme: 'bearer', description: 'From GET /api/user/token; when present it is the credential and the cookie is ignored.' },
   newApiUser: { type: 'apiKey', in: 'header', name: 'New-Api-User', description: 'The authenticated user\'s id, required with either credential.' },
   stripeSignature: { type: 'apiKey', in: 'header', name: 'Stripe-Signature', description: 'Stripe\'s signature over the raw body (docs/api.md 3.5).' },
+  apiKeyBearer: { type: 'http', scheme: 'bearer', description: 'A Modelgate API key (`sk-...`, 3.2) for the relay surfaces (docs/api.md 2); the `sk-` prefix may be left out.' },
+  apiKeyHeader: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'A Modelgate API key, as Anthropic\'s SDKs send it.' },
+  googleApiKeyHeader: { type: 'apiKey', in: 'header', name: 'x-goog-api-key', description: 'A Modelgate API key, as Google\'s SDKs send it.' },
+  googleApiKeyQuery: { type: 'apiKey', in: 'query', name: 'key', description: 'A Modelgate API key in the query string (Gemini routes only).' },
 };
 
 const SECURITY: Record<ApiAuth, JsonSchema[]> = {
@@ -49,6 +57,74 @@ const ROLE_NOTE: Record<ApiAuth, string> = {
   root: 'Root (role 100).',
   webhook: 'Stripe, signed.',
 };
+
+/** docs/api.md 2, key table: where each relay route takes the key. */
+const RELAY_SECURITY: Record<RelayKey, JsonSchema[]> = {
+  openai: [{ apiKeyBearer: [] }],
+  anthropic: [{ apiKeyHeader: [] }, { apiKeyBearer: [] }],
+  google: [{ googleApiKeyHeader: [] }, { googleApiKeyQuery: [] }, { apiKeyBearer: [] }],
+};
+
+const RELAY_KEY_NOTE: Record<RelayKey, string> = {
+  openai: 'API key in `Authorization: Bearer`.',
+  anthropic: 'API key in `x-api-key` or `Authorization: Bearer`.',
+  google: 'API key in `x-goog-api-key`, `?key=` or `Authorization: Bearer`.',
+};
+
+/** The statuses the relay answers errors with (docs/api.md 1.3 table). */
+const RELAY_ERROR_STATUSES = [400, 401, 403, 404, 408, 413, 429, 431, 500, 502, 503, 504];
+const uniqueOver = (name: (status: number) => string) => [...new Set(RELAY_ERROR_STATUSES.map(name))];
+
+/** docs/api.md 1.3: the relay's error bodies, one shape per dialect, named as components `<Dialect>Error`. */
+const RELAY_ERROR_SCHEMAS: Record<RelayDialect, { name: string; description: string; schema: JsonSchema }> = {
+  openai: {
+    name: 'OpenAIError',
+    description: 'Failure, in OpenAI\'s shape; the message ends with the request id',
+    schema: {
+      type: 'object',
+      required: ['error'],
+      properties: {
+        error: {
+          type: 'object',
+          required: ['message', 'type', 'code'],
+          properties: { message: { type: 'string' }, type: { type: 'string' }, param: { type: ['string', 'null'] }, code: { type: ['string', 'null'] } },
+        },
+      },
+    },
+  },
+  anthropic: {
+    name: 'AnthropicError',
+    description: 'Failure, in Anthropic\'s shape; the request id is in `X-Request-Id`',
+    schema: {
+      type: 'object',
+      required: ['type', 'error'],
+      properties: {
+        type: { const: 'error' },
+        error: { type: 'object', required: ['type', 'message'], properties: { type: { enum: uniqueOver(anthropicErrorType) }, message: { type: 'string' } } },
+      },
+    },
+  },
+  google: {
+    name: 'GoogleError',
+    description: 'Failure, in Google\'s shape; the request id is in `X-Request-Id`',
+    schema: {
+      type: 'object',
+      required: ['error'],
+      properties: {
+        error: {
+          type: 'object',
+          required: ['code', 'message', 'status'],
+          properties: { code: { type: 'integer' }, message: { type: 'string' }, status: { enum: uniqueOver(grpcStatusName) } },
+        },
+      },
+    },
+  },
+};
+
+const relayErrorResponses = () =>
+  Object.fromEntries(
+    Object.values(RELAY_ERROR_SCHEMAS).map(({ name, description, schema }) => [name, { description, content: { 'application/json': { schema } } }]),
+  );
 
 /** Error answers (docs/api.md 1.1): one response per HTTP status, its `code` one of that status's codes. */
 function errorResponses(): Record<string, JsonSchema> {
@@ -93,42 +169,88 @@ function successResponse(operation: ApiOperation): JsonSchema {
   return { description: 'Success', content: { [operation.raw ?? 'application/json']: { schema } } };
 }
 
-function operationObject(operation: ApiOperation, errorRefs: Record<string, JsonSchema>): JsonSchema {
+/** The relay's success: the provider's object (main fields), server-sent events, or either. */
+function relaySuccessResponse(operation: RelayOperation): JsonSchema {
+  const content: JsonSchema = {};
+  if (operation.response) content['application/json'] = { schema: jsonSchemaOf(operation.response, 'output') };
+  if (operation.stream) content['text/event-stream'] = { schema: { type: 'string' } };
+  const parts = [
+    operation.response ? 'The provider\'s object (its main fields are described; others pass through)' : '',
+    operation.stream ? `${operation.response ? 'with `"stream": true`, server-sent' : 'Server-sent'} events: ${operation.stream}` : '',
+  ];
+  return { description: parts.filter(Boolean).join('; '), content };
+}
+
+/** The operation object: the request part is the same for `/api` and the relay, `described` adds who may call it and the answers. */
+function operationObject(operation: RequestDescription, described: JsonSchema, bodyRequired: boolean): JsonSchema {
   const parameters = [...parametersOf(operation.params, 'path'), ...parametersOf(operation.query, 'query')];
   return {
     operationId: `${operation.method}${operation.path.replace(/^\/api/, '').replace(/[^A-Za-z0-9]+(.)?/g, (_, next: string | undefined) => (next ?? '').toUpperCase())}`,
     summary: operation.summary,
-    description: ROLE_NOTE[operation.auth],
-    'x-modelgate-auth': operation.auth,
-    security: SECURITY[operation.auth],
+    ...described,
     ...(parameters.length ? { parameters } : {}),
-    ...(operation.body
-      ? { requestBody: { required: operation.body !== emptyBody, content: { 'application/json': { schema: jsonSchemaOf(operation.body, 'input') } } } }
-      : {}),
-    responses: { '200': successResponse(operation), ...(operation.auth === 'webhook' ? WEBHOOK_ERRORS : errorRefs) },
+    ...(operation.body ? { requestBody: { required: bodyRequired, content: { 'application/json': { schema: jsonSchemaOf(operation.body, 'input') } } } } : {}),
   };
 }
 
+function apiOperationObject(operation: ApiOperation, errorRefs: Record<string, JsonSchema>): JsonSchema {
+  return operationObject(
+    operation,
+    {
+      description: ROLE_NOTE[operation.auth],
+      'x-modelgate-auth': operation.auth,
+      security: SECURITY[operation.auth],
+      responses: { '200': successResponse(operation), ...(operation.auth === 'webhook' ? WEBHOOK_ERRORS : errorRefs) },
+    },
+    operation.body !== emptyBody,
+  );
+}
+
+function relayOperationObject(operation: RelayOperation): JsonSchema {
+  const { name } = RELAY_ERROR_SCHEMAS[operation.errors];
+  const error = { $ref: `#/components/responses/${name}` };
+  return operationObject(
+    operation,
+    {
+      description: `Relay (docs/api.md 2). ${RELAY_KEY_NOTE[operation.key]} Errors in ${name.replace('Error', '')}'s shape (docs/api.md 1.3).`,
+      security: RELAY_SECURITY[operation.key],
+      responses: { '200': relaySuccessResponse(operation), '4XX': error, '5XX': error },
+    },
+    true,
+  );
+}
+
 /**
- * The OpenAPI 3.1 document of `/api` (docs/api.md 3), generated from the operation table of
- * @modelgate/schemas: the account service validates requests with the same schemas.
+ * The OpenAPI 3.1 document of `/api` (docs/api.md 3) and of the relay surfaces (docs/api.md 2),
+ * generated from the operation tables of @modelgate/schemas: the account service and the relay
+ * validate requests with the same schemas.
  */
-export function buildOpenApiDocument(version: string, operations: readonly ApiOperation[] = API_OPERATIONS): JsonSchema {
+export function buildOpenApiDocument(
+  version: string,
+  operations: readonly ApiOperation[] = API_OPERATIONS,
+  relayOperations: readonly RelayOperation[] = RELAY_OPERATIONS,
+): JsonSchema {
   const responses = errorResponses();
   const errorRefs = Object.fromEntries(Object.keys(responses).map((name) => [name.replace('Error', ''), { $ref: `#/components/responses/${name}` }]));
   const paths: Record<string, Record<string, JsonSchema>> = {};
-  for (const operation of operations) {
+  const described = [
+    ...operations.map((operation) => [operation, apiOperationObject(operation, errorRefs)] as const),
+    ...relayOperations.map((operation) => [operation, relayOperationObject(operation)] as const),
+  ];
+  for (const [operation, object] of described) {
     const path = openApiPath(operation.path);
-    paths[path] = { ...paths[path], [operation.method]: operationObject(operation, errorRefs) };
+    paths[path] = { ...paths[path], [operation.method]: object };
   }
   return {
     openapi: '3.1.1',
     info: {
-      title: 'Modelgate account API',
+      title: 'Modelgate API',
       version,
-      description: 'The `/api` of docs/api.md 3. Answers are envelopes `{success, message, data}` (docs/api.md 1.1) except where the media type says otherwise.',
+      description:
+        'The `/api` of docs/api.md 3: answers are envelopes `{success, message, data}` (docs/api.md 1.1) except where the media type says otherwise. ' +
+        'The relay surfaces of docs/api.md 2 (`/v1`, `/v1beta`): the providers\' wire formats, with an API key, errors in the dialect of each route (docs/api.md 1.3).',
     },
     paths,
-    components: { securitySchemes: SECURITY_SCHEMES, responses },
+    components: { securitySchemes: SECURITY_SCHEMES, responses: { ...responses, ...relayErrorResponses() } },
   };
 }

@@ -1,0 +1,227 @@
+import { z } from 'zod';
+import { chatCompletionSchema } from './chat-completions';
+import { completionRequestSchema } from './completions';
+import { embeddingsSchema } from './embeddings';
+import { generateContentSchema } from './generate-content';
+import { countTokensSchema, messagesSchema } from './messages';
+import { responsesSchema } from './responses';
+
+/**
+ * Where a relay route takes the API key (docs/api.md 2, key table): `openai` Bearer only;
+ * `anthropic` `x-api-key` or Bearer; `google` `x-goog-api-key`, `?key=` or Bearer.
+ */
+export type RelayKey = 'openai' | 'anthropic' | 'google';
+
+/** The error shape a relay route answers in (docs/api.md 1.3). */
+export type RelayDialect = 'openai' | 'anthropic' | 'google';
+
+/**
+ * One relay operation: the request schema the relay validates the body with, and what describes the
+ * surface in the OpenAPI document (`GET /api/openapi.json`). Answers are the providers' objects:
+ * `response` names their main fields only (loose objects), it is not a full schema of them.
+ */
+export interface RelayOperation {
+  method: 'get' | 'post';
+  /** Express style, e.g. `/v1beta/models/:model:generateContent`. */
+  path: string;
+  key: RelayKey;
+  errors: RelayDialect;
+  summary: string;
+  body?: z.ZodType;
+  /** An object schema: each property is one query parameter. */
+  query?: z.ZodObject;
+  /** An object schema: each property is one parameter of `path`. */
+  params?: z.ZodObject;
+  /** The JSON answer; absent when the operation only streams. */
+  response?: z.ZodType;
+  /** Set when the operation answers server-sent events: what the events are (with `stream: true`, or always). */
+  stream?: string;
+}
+
+const usage = z.looseObject({ prompt_tokens: z.number().int(), completion_tokens: z.number().int().optional(), total_tokens: z.number().int() });
+
+const completion = z.looseObject({
+  id: z.string(),
+  object: z.literal('text_completion'),
+  created: z.number().int(),
+  model: z.string(),
+  choices: z.array(z.looseObject({ text: z.string(), index: z.number().int(), finish_reason: z.string().nullable() })),
+  usage,
+});
+
+const chatCompletion = z.looseObject({
+  id: z.string(),
+  object: z.literal('chat.completion'),
+  created: z.number().int(),
+  model: z.string(),
+  choices: z.array(
+    z.looseObject({
+      index: z.number().int(),
+      message: z.looseObject({ role: z.literal('assistant'), content: z.string().nullable() }),
+      finish_reason: z.string().nullable(),
+    }),
+  ),
+  usage,
+});
+
+const embeddingList = z.looseObject({
+  object: z.literal('list'),
+  data: z.array(z.looseObject({ object: z.literal('embedding'), index: z.number().int(), embedding: z.union([z.array(z.number()), z.string()]) })),
+  model: z.string(),
+  usage,
+});
+
+const response = z.looseObject({
+  id: z.string(),
+  object: z.literal('response'),
+  created_at: z.number(),
+  status: z.string(),
+  model: z.string(),
+  output: z.array(z.looseObject({ type: z.string() })),
+  usage: z.looseObject({ input_tokens: z.number().int(), output_tokens: z.number().int(), total_tokens: z.number().int() }).nullable(),
+});
+
+const message = z.looseObject({
+  id: z.string(),
+  type: z.literal('message'),
+  role: z.literal('assistant'),
+  model: z.string(),
+  content: z.array(z.looseObject({ type: z.string() })),
+  stop_reason: z.string().nullable(),
+  usage: z.looseObject({ input_tokens: z.number().int(), output_tokens: z.number().int() }),
+});
+
+/** docs/api.md 2.2: OpenAI's list, or Anthropic's when the request carries `anthropic-version`. */
+const modelList = z.union([
+  z.looseObject({
+    object: z.literal('list'),
+    data: z.array(z.looseObject({ id: z.string(), object: z.literal('model'), created: z.number().int(), owned_by: z.string() })),
+  }),
+  z.looseObject({
+    data: z.array(z.looseObject({ type: z.literal('model'), id: z.string(), display_name: z.string(), created_at: z.string() })),
+    has_more: z.boolean(),
+    first_id: z.string().nullable(),
+    last_id: z.string().nullable(),
+  }),
+]);
+
+const geminiModelList = z.looseObject({
+  models: z.array(z.looseObject({ name: z.string(), displayName: z.string(), supportedGenerationMethods: z.array(z.string()) })),
+});
+
+const generateContentResponse = z.looseObject({
+  candidates: z.array(z.looseObject({ content: z.looseObject({}).optional(), finishReason: z.string().optional() })).optional(),
+  usageMetadata: z.looseObject({ promptTokenCount: z.number().int().optional(), candidatesTokenCount: z.number().int().optional() }).optional(),
+});
+
+const modelParam = z.object({ model: z.string().min(1).describe('The model name, e.g. `gemini-2.5-flash`') });
+
+const OPENAI_CHUNKS = '`data: <chunk JSON>` events ending with `data: [DONE]` (docs/api.md 2.1)';
+
+/** docs/api.md 2.3: the two Gemini operations, under `/v1beta` and (for SDKs that use it) `/v1`. */
+function geminiOperations(version: '/v1beta' | '/v1'): RelayOperation[] {
+  const alias = version === '/v1' ? ' (`/v1` alias)' : '';
+  return [
+    {
+      method: 'post',
+      path: `${version}/models/:model:generateContent`,
+      key: 'google',
+      errors: 'google',
+      summary: `Gemini generateContent: one answer${alias}`,
+      params: modelParam,
+      body: generateContentSchema,
+      response: generateContentResponse,
+    },
+    {
+      method: 'post',
+      path: `${version}/models/:model:streamGenerateContent`,
+      key: 'google',
+      errors: 'google',
+      summary: `Gemini streamGenerateContent: the answer as server-sent events${alias}`,
+      params: modelParam,
+      query: z.object({ alt: z.literal('sse').optional().describe('Accepted and implied: the stream is always server-sent events') }),
+      body: generateContentSchema,
+      stream: '`data: <GenerateContentResponse JSON>` events (docs/api.md 2.3)',
+    },
+  ];
+}
+
+/** Every relay operation (docs/api.md 2), each with the schema the relay validates its body with. */
+export const RELAY_OPERATIONS: readonly RelayOperation[] = [
+  {
+    method: 'post',
+    path: '/v1/completions',
+    key: 'openai',
+    errors: 'openai',
+    summary: 'OpenAI text completion (legacy)',
+    body: completionRequestSchema,
+    response: completion,
+    stream: OPENAI_CHUNKS,
+  },
+  {
+    method: 'post',
+    path: '/v1/chat/completions',
+    key: 'openai',
+    errors: 'openai',
+    summary: 'OpenAI chat completion',
+    body: chatCompletionSchema,
+    response: chatCompletion,
+    stream: OPENAI_CHUNKS,
+  },
+  {
+    method: 'post',
+    path: '/v1/embeddings',
+    key: 'openai',
+    errors: 'openai',
+    summary: 'OpenAI embeddings',
+    body: embeddingsSchema,
+    response: embeddingList,
+  },
+  {
+    method: 'post',
+    path: '/v1/responses',
+    key: 'openai',
+    errors: 'openai',
+    summary: 'OpenAI Responses API',
+    body: responsesSchema,
+    response,
+    stream: '`event: <type>` / `data: <event JSON>` pairs, ending with `response.completed` (docs/api.md 2.10)',
+  },
+  {
+    method: 'post',
+    path: '/v1/messages',
+    key: 'anthropic',
+    errors: 'anthropic',
+    summary: 'Anthropic Messages',
+    body: messagesSchema,
+    response: message,
+    stream: '`event: <type>` / `data: <event JSON>` pairs, `message_start` to `message_stop` (docs/api.md 2.9)',
+  },
+  {
+    method: 'post',
+    path: '/v1/messages/count_tokens',
+    key: 'anthropic',
+    errors: 'anthropic',
+    summary: 'Anthropic token count of a Messages request',
+    body: countTokensSchema,
+    response: z.looseObject({ input_tokens: z.number().int() }),
+  },
+  {
+    method: 'get',
+    path: '/v1/models',
+    key: 'anthropic',
+    errors: 'openai',
+    summary: "The models the key can use: OpenAI's list, or Anthropic's when the request has an `anthropic-version` header",
+    response: modelList,
+  },
+  {
+    method: 'get',
+    path: '/v1beta/models',
+    key: 'google',
+    errors: 'google',
+    summary: 'The models of the key served by Gemini channels',
+    response: geminiModelList,
+  },
+  ...geminiOperations('/v1beta'),
+  ...geminiOperations('/v1'),
+];
