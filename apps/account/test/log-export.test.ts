@@ -4,6 +4,7 @@ import request from 'supertest';
 import { logCsvChunks } from '../src/features/logs/service';
 import { createTestAccount } from './support/app';
 import { expectFailure } from './support/envelope';
+import { consumeLogRow, LOGS_T0 } from './support/logs';
 import { loggedInUser, ROLE } from './support/users';
 
 const account = createTestAccount();
@@ -12,28 +13,15 @@ const { app, prisma } = account;
 beforeEach(() => account.reset());
 afterAll(() => account.close());
 
-const T0 = Date.UTC(2026, 0, 1) / 1000;
+const T0 = LOGS_T0;
 const OWN_HEADER = 'id,created_at,type,content,model_name,token_name,quota,prompt_tokens,completion_tokens,use_time_ms,is_stream,request_id';
 
 /** Consume rows as the relay writes them, `count` of them a minute apart from T0; returns their ids, oldest first. */
 async function writeLogs(db: PrismaClient, user: { id: number; username: string }, count: number, fields: { modelName?: string; content?: string; type?: number } = {}) {
   await db.log.createMany({
-    data: Array.from({ length: count }, (_, i) => ({
-      userId: user.id,
-      username: user.username,
-      type: fields.type ?? 2,
-      content: fields.content ?? '',
-      modelName: fields.modelName ?? 'gpt-4o-mini',
-      quota: -100,
-      promptTokens: 10,
-      completionTokens: 5,
-      useTimeMs: 321,
-      isStream: true,
-      channelId: 7,
-      tokenName: 'ci',
-      requestId: `req-${i}`,
-      createdAt: new Date((T0 + i * 60) * 1000),
-    })),
+    data: Array.from({ length: count }, (_, i) =>
+      consumeLogRow(user, T0 + i * 60, { type: fields.type ?? 2, content: fields.content ?? '', modelName: fields.modelName ?? 'gpt-4o-mini', requestId: `req-${i}` }),
+    ),
   });
 }
 

@@ -4,6 +4,7 @@ import request from 'supertest';
 import { createTestAccount } from './support/app';
 import { expectFailure, expectOk } from './support/envelope';
 import { loggedInUser, ROLE } from './support/users';
+import { consumeLogRow, LOGS_T0 } from './support/logs';
 
 const account = createTestAccount();
 const { app, prisma } = account;
@@ -27,28 +28,12 @@ interface LogPage {
   items: LogItem[];
 }
 
-const T0 = Date.UTC(2026, 0, 1) / 1000;
+const T0 = LOGS_T0;
 
 /** Consume rows as the relay writes them, one per model, a day apart from T0. */
 async function writeLogs(db: PrismaClient, user: { id: number; username: string }, models: string[]) {
   for (const [day, model] of models.entries()) {
-    await db.log.create({
-      data: {
-        userId: user.id,
-        username: user.username,
-        type: 2,
-        modelName: model,
-        quota: -100,
-        promptTokens: 10,
-        completionTokens: 5,
-        useTimeMs: 321,
-        isStream: true,
-        channelId: 7,
-        tokenName: 'ci',
-        requestId: `req-${user.id}-${day}`,
-        createdAt: new Date((T0 + day * 86_400) * 1000),
-      },
-    });
+    await db.log.create({ data: consumeLogRow(user, T0 + day * 86_400, { modelName: model, requestId: `req-${user.id}-${day}` }) });
   }
 }
 
