@@ -55,3 +55,22 @@ export function usdPer1M(price: Price): UsdPer1M {
   const usd = (multiplier: number) => Math.round(input * multiplier * 1e6) / 1e6;
   return { input: usd(1), cachedInput: usd(price.cacheRatio), cacheWrite: usd(price.cacheCreationRatio), output: usd(price.completionRatio) };
 }
+
+/** The ratios of one model that `usdPer1M` reads back as these prices (group ratio 1), for editing prices in USD. */
+export type ModelRatios = Pick<Price, 'modelRatio' | 'completionRatio' | 'cacheRatio' | 'cacheCreationRatio'>;
+
+/**
+ * The inverse of `usdPer1M` at group ratio 1: ModelRatio = input / USD 2, the others relative to the
+ * input price. An input price of 0 (a free model) keeps the other ratios at 1: there is nothing to be
+ * relative to, and every other price is then 0 too.
+ */
+export function ratiosFromUsdPer1M(prices: UsdPer1M): ModelRatios {
+  const modelRatio = prices.input / USD_PER_1M_TOKENS_AT_RATIO_1;
+  const relative = (usd: number) => (prices.input === 0 ? 1 : usd / prices.input);
+  return {
+    modelRatio,
+    completionRatio: relative(prices.output),
+    cacheRatio: relative(prices.cachedInput),
+    cacheCreationRatio: relative(prices.cacheWrite),
+  };
+}

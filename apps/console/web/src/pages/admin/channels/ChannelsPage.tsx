@@ -1,0 +1,5 @@
+import { PageHeader } from '../../../components/feedback';
+
+export function ChannelsPage() {
+  return <PageHeader title="Channels" />;
+}

@@ -1,0 +1,5 @@
+import { PageHeader } from '../../../components/feedback';
+
+export function UsersPage() {
+  return <PageHeader title="Users" />;
+}

@@ -1,0 +1,5 @@
+import { PageHeader } from '../../components/feedback';
+
+export function DashboardPage() {
+  return <PageHeader title="Dashboard" />;
+}

@@ -1,0 +1,5 @@
+import { PageHeader } from '../../components/feedback';
+
+export function DocsPage() {
+  return <PageHeader title="API reference" />;
+}

@@ -1,0 +1,5 @@
+import { PageHeader } from '../../components/feedback';
+
+export function QuickStartPage() {
+  return <PageHeader title="Quick start" />;
+}

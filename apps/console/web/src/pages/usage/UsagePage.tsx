@@ -1,0 +1,5 @@
+import { PageHeader } from '../../components/feedback';
+
+export function UsagePage() {
+  return <PageHeader title="Usage" />;
+}

@@ -1,0 +1,64 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { type ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
+import type { SelfView } from '@modelgate/schemas/api';
+import { api, ApiError } from '../api';
+import { type Session, SessionContext, type SessionState } from './session-context';
+
+/** The signed-in user's id survives reloads here; the session itself is the HttpOnly cookie. */
+const USER_ID_KEY = 'modelgate.userId';
+
+function storedUserId(): number | undefined {
+  const id = Number(localStorage.getItem(USER_ID_KEY));
+  return Number.isSafeInteger(id) && id > 0 ? id : undefined;
+}
+
+export function SessionProvider({ children }: { children: ReactNode }) {
+  const queryClient = useQueryClient();
+  const [state, setState] = useState<SessionState>(() => (storedUserId() === undefined ? { status: 'signed-out' } : { status: 'loading' }));
+
+  const forget = useCallback(() => {
+    localStorage.removeItem(USER_ID_KEY);
+    api.userId = undefined;
+    queryClient.clear();
+    setState({ status: 'signed-out' });
+  }, [queryClient]);
+
+  const show = useCallback((user: SelfView) => {
+    localStorage.setItem(USER_ID_KEY, String(user.id));
+    queryClient.setQueryData(['self'], user);
+    setState({ status: 'signed-in', user });
+  }, [queryClient]);
+
+  /** The profile of `userId` if the session cookie is still good; a 401/403 forgets the user. */
+  const load = useCallback((userId: number) => {
+    api.userId = userId;
+    return api.call('get /api/user/self').then(show, (err: unknown) => {
+      if (err instanceof ApiError && (err.status === 401 || err.status === 403)) forget();
+      // Gateway unreachable: show sign-in but keep the id, so a reload resumes the session.
+      else setState({ status: 'signed-out' });
+    });
+  }, [show, forget]);
+
+  useEffect(() => {
+    const userId = storedUserId();
+    if (userId !== undefined) void load(userId);
+  }, [load]);
+
+  const session = useMemo<Session>(() => ({
+    state,
+    signedIn: load,
+    async signOut() {
+      await api.call('get /api/user/logout').catch(() => undefined);
+      forget();
+    },
+    expired: forget,
+  }), [state, load, forget]);
+
+  // A 401 from any query means the session ended (expired, signed out elsewhere): back to sign-in.
+  useEffect(() => queryClient.getQueryCache().subscribe((event) => {
+    const error = event.query.state.error;
+    if (event.type === 'updated' && error instanceof ApiError && error.status === 401) forget();
+  }), [queryClient, forget]);
+
+  return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>;
+}
