@@ -65,8 +65,10 @@ export type ModelRatios = Pick<Price, 'modelRatio' | 'completionRatio' | 'cacheR
  * relative to, and every other price is then 0 too.
  */
 export function ratiosFromUsdPer1M(prices: UsdPer1M): ModelRatios {
-  const modelRatio = prices.input / USD_PER_1M_TOKENS_AT_RATIO_1;
-  const relative = (usd: number) => (prices.input === 0 ? 1 : usd / prices.input);
+  // 12 significant digits: 0.3 / 3 is stored as 0.1, not 0.09999999999999999.
+  const tidy = (ratio: number) => Number(ratio.toPrecision(12));
+  const modelRatio = tidy(prices.input / USD_PER_1M_TOKENS_AT_RATIO_1);
+  const relative = (usd: number) => (prices.input === 0 ? 1 : tidy(usd / prices.input));
   return {
     modelRatio,
     completionRatio: relative(prices.output),

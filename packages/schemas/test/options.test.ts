@@ -6,6 +6,7 @@ import {
   normalizeOptionValue,
   OPTION_DEFINITIONS,
   parseOptions,
+  ratiosFromUsdPer1M,
   ratiosOf,
   usdPer1M,
 } from '../src';
@@ -146,6 +147,13 @@ describe('default prices (docs/api.md 2.11)', () => {
   it('has a ModelRatio for every model another default map names', () => {
     for (const ratios of [DEFAULT_COMPLETION_RATIO, DEFAULT_CACHE_RATIO, DEFAULT_CACHE_CREATION_RATIO]) {
       for (const model of Object.keys(ratios)) expect([model, DEFAULT_MODEL_RATIO[model]]).toEqual([model, expect.any(Number)]);
+    }
+  });
+
+  it('saves every shipped price, read in USD per 1M, as ratios that read back as the same prices', () => {
+    for (const model of Object.keys(DEFAULT_MODEL_RATIO)) {
+      const prices = usdPer1M(ratiosOf(defaults, model, 'default')!);
+      expect([model, usdPer1M({ ...ratiosFromUsdPer1M(prices), groupRatio: 1 })]).toEqual([model, prices]);
     }
   });
 });

@@ -1,5 +1,123 @@
-import { PageHeader } from '../../components/feedback';
+import { useQuery } from '@tanstack/react-query';
+import { type ReactNode, useState } from 'react';
+import { Link } from 'react-router';
+import { api } from '../../api';
+import { CopyButton } from '../../components/CopyButton';
+import { SelectField } from '../../components/Field';
+import { ErrorAlert, PageHeader } from '../../components/feedback';
+import { formatUsd } from '../../lib/money';
+import { ROLE_ADMIN, useUser } from '../../session/session-context';
+import { quickStartSnippets } from './snippets';
 
+/** Shown in the snippets until a model is priced. */
+const EXAMPLE_MODEL = 'gpt-4o-mini';
+
+/** From nothing to a first call: what is set up, the base URLs, copy-ready snippets, the priced models. */
 export function QuickStartPage() {
-  return <PageHeader title="Quick start" />;
+  const user = useUser();
+  const isAdmin = user.role >= ROLE_ADMIN;
+  const pricing = useQuery({ queryKey: ['pricing'], queryFn: () => api.call('get /api/pricing') });
+  const keys = useQuery({ queryKey: ['keys', 'count'], queryFn: () => api.call('get /api/token', { query: { p: '1', page_size: '1' } }) });
+  const channels = useQuery({
+    queryKey: ['channels', 'count'],
+    queryFn: () => api.call('get /api/channel', { query: { p: '1', page_size: '1' } }),
+    enabled: isAdmin,
+  });
+  const models = pricing.data?.items.map((item) => item.model_name) ?? [];
+  const [chosenModel, setChosenModel] = useState<string>();
+  const model = chosenModel ?? models[0] ?? EXAMPLE_MODEL;
+  const origin = window.location.origin;
+
+  return (
+    <>
+      <PageHeader title="Quick start" />
+      <ErrorAlert error={pricing.error ?? keys.error ?? channels.error} />
+
+      <section className="panel" aria-labelledby="steps-title">
+        <h2 id="steps-title">Steps</h2>
+        <ol className="steps">
+          {isAdmin && (
+            <Step done={(channels.data?.total ?? 0) > 0}>
+              <Link to="/admin/channels">Add a channel</Link>: an upstream provider account (OpenAI-compatible, Anthropic or Gemini) and the models it serves.
+            </Step>
+          )}
+          {isAdmin && (
+            <Step done={models.length > 0}>
+              <Link to="/admin/prices">Price the models</Link>: a model without a price is refused, so nothing is served for free by mistake.
+            </Step>
+          )}
+          <Step done={(keys.data?.total ?? 0) > 0}>
+            <Link to="/keys">Create an API key</Link>: one per application; the full key is shown once.
+          </Step>
+          <Step done={false}>Call the gateway with one of the snippets below, then watch it on <Link to="/usage">Usage</Link>.</Step>
+        </ol>
+      </section>
+
+      <section className="panel" aria-labelledby="urls-title">
+        <h2 id="urls-title">Base URLs</h2>
+        <dl className="base-urls">
+          <dt>OpenAI SDKs, Codex, curl</dt>
+          <dd><code>{origin}/v1</code> <CopyButton text={`${origin}/v1`} label="Copy OpenAI base URL" /></dd>
+          <dt>Claude Code, Anthropic and Google SDKs</dt>
+          <dd><code>{origin}</code> <CopyButton text={origin} label="Copy base URL" /></dd>
+        </dl>
+      </section>
+
+      <section aria-labelledby="snippets-title">
+        <div className="page-header">
+          <h2 id="snippets-title">Snippets</h2>
+          <div className="actions">
+            <SelectField label="Model" value={model} onChange={(event) => setChosenModel(event.target.value)} disabled={models.length === 0}
+              hint={models.length === 0 ? 'No model is priced yet: the snippets use an example name.' : undefined}>
+              {(models.length > 0 ? models : [EXAMPLE_MODEL]).map((name) => <option key={name} value={name}>{name}</option>)}
+            </SelectField>
+          </div>
+        </div>
+        {quickStartSnippets(origin, model).map((snippet) => (
+          <section key={snippet.id} className="panel snippet" aria-labelledby={`snippet-${snippet.id}`}>
+            <div className="snippet-head">
+              <h3 id={`snippet-${snippet.id}`}>{snippet.title}</h3>
+              <CopyButton text={snippet.code} label={`Copy ${snippet.title} snippet`} />
+            </div>
+            <p className="muted">{snippet.description}</p>
+            <pre><code>{snippet.code}</code></pre>
+          </section>
+        ))}
+        <p className="muted">Replace <code>sk-your-key</code> (or set <code>MODELGATE_API_KEY</code>) with your key.</p>
+      </section>
+
+      <section className="panel" aria-labelledby="models-title">
+        <h2 id="models-title">Models you can use</h2>
+        {pricing.data && pricing.data.items.length === 0 && <p className="muted">No model has a price yet{isAdmin ? '' : ': ask an administrator'}.</p>}
+        {pricing.data && pricing.data.items.length > 0 && (
+          <div className="table-wrap">
+            <table>
+              <caption className="muted">USD per 1M tokens for your group ({pricing.data.group})</caption>
+              <thead>
+                <tr><th scope="col">Model</th><th scope="col" className="num">Input</th><th scope="col" className="num">Cached input</th><th scope="col" className="num">Output</th></tr>
+              </thead>
+              <tbody>
+                {pricing.data.items.map((item) => (
+                  <tr key={item.model_name}>
+                    <th scope="row">{item.model_name}</th>
+                    <td className="num">{formatUsd(item.input_usd_per_1m)}</td>
+                    <td className="num">{formatUsd(item.cached_input_usd_per_1m)}</td>
+                    <td className="num">{formatUsd(item.output_usd_per_1m)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </>
+  );
+}
+
+function Step({ done, children }: { done: boolean; children: ReactNode }) {
+  return (
+    <li className={done ? 'step done' : 'step'}>
+      <span className={done ? 'badge ok' : 'badge'}>{done ? 'Done' : 'To do'}</span> {children}
+    </li>
+  );
 }
