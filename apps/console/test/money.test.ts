@@ -1,4 +1,4 @@
-import { formatInteger, formatQuotaAsUsd, formatUsd, quotaToUsd, usdToQuota } from '../web/src/lib/money';
+import { formatInteger, formatQuotaAsUsd, formatUsd, formatUsdPrice, quotaToUsd, usdToQuota } from '../web/src/lib/money';
 
 describe('money in the console', () => {
   it('shows quota as USD at the gateway quota per unit', () => {
@@ -20,6 +20,13 @@ describe('money in the console', () => {
     // Cents from one cent up, at most 6 decimals below it.
     expect(formatUsd(0.01)).toBe('$0.01');
     expect(formatUsd(0.0000001)).toBe('$0.00');
+  });
+
+  it('shows prices per 1M tokens with the digits they were set with', () => {
+    expect(formatUsdPrice(0.125)).toBe('$0.125');
+    expect(formatUsdPrice(0.075)).toBe('$0.075');
+    expect(formatUsdPrice(15)).toBe('$15.00');
+    expect(formatUsdPrice(0.000001)).toBe('$0.000001');
   });
 
   it('turns a USD amount into whole quota units', () => {

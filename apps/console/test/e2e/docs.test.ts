@@ -24,23 +24,24 @@ test('Quick start ticks off the channel and the key as they are made, and its sn
   await page.getByRole('heading', { name: 'Quick start' }).waitFor();
 
   const steps = page.getByRole('region', { name: 'Steps' }).getByRole('listitem');
-  await expect(steps.filter({ hasText: 'Add a channel' }).innerText()).resolves.toMatch(/^To do/);
-  await expect(steps.filter({ hasText: 'Create an API key' }).innerText()).resolves.toMatch(/^To do/);
+  const step = (name: string, state: 'To do' | 'Done') => steps.filter({ hasText: name }).getByText(state, { exact: true });
+  await step('Add a channel', 'To do').waitFor();
+  await step('Create an API key', 'To do').waitFor();
 
   await stack.createChannel({ name: 'fake openai', type: 1, key: 'sk-upstream', base_url: stack.upstream.url, models: 'gpt-4o-mini' });
   await stack.api.call('post /api/token', { body: { name: 'ci' } });
   await page.reload();
-  await expect(steps.filter({ hasText: 'Add a channel' }).innerText()).resolves.toMatch(/^Done/);
-  await expect(steps.filter({ hasText: 'Create an API key' }).innerText()).resolves.toMatch(/^Done/);
+  await step('Add a channel', 'Done').waitFor();
+  await step('Create an API key', 'Done').waitFor();
 
-  // The shipped prices cover gpt-4o-mini: it is offered, and the snippets use it with this origin.
-  await page.getByLabel('Model').selectOption('gpt-4o-mini');
+  // The shipped prices cover gpt-4o-mini: the snippets use it by default, with this origin.
+  await expect(page.getByLabel('Model', { exact: true }).inputValue()).resolves.toBe('gpt-4o-mini');
   const curl = await page.getByRole('region', { name: 'curl' }).locator('pre').innerText();
   expect(curl).toContain(`curl ${stack.baseUrl}/v1/chat/completions`);
   expect(curl).toContain('"model":"gpt-4o-mini"');
   const claudeCode = await page.getByRole('region', { name: 'Claude Code' }).locator('pre').innerText();
   expect(claudeCode).toContain(`ANTHROPIC_BASE_URL=${stack.baseUrl}\n`);
-  const models = page.getByRole('region', { name: 'Models you can use' });
+  const models = page.getByRole('region', { name: 'Model prices' });
   await expect(models.getByRole('row', { name: /gpt-4o-mini/ }).innerText()).resolves.toContain('$0.15');
   await browser.screenshot(page, 'quick-start');
   await page.context().close();
@@ -53,6 +54,7 @@ test('a plain user sees only the steps that are theirs', async () => {
   await page.goto('/quick-start');
   await page.getByRole('heading', { name: 'Quick start' }).waitFor();
   const steps = page.getByRole('region', { name: 'Steps' }).getByRole('listitem');
+  await steps.getByText('To do', { exact: true }).first().waitFor();
   await expect(steps.allInnerTexts()).resolves.toEqual([expect.stringContaining('Create an API key'), expect.stringContaining('Call the gateway')]);
   await browser.screenshot(page, 'quick-start');
   await page.context().close();
@@ -64,8 +66,11 @@ test.each(['desktop', 'phone'] as const)('the API reference renders the OpenAPI 
   await page.goto('/docs');
   await page.getByRole('heading', { name: 'API reference' }).waitFor();
   // Scalar renders each operation's summary from the document generated from the schemas.
-  await page.getByText('Create a channel').first().waitFor({ timeout: 30_000 });
-  await expect(page.getByText('OpenAI chat completion').first().isVisible()).resolves.toBe(true);
-  await browser.screenshot(page, 'api-reference');
+  await page.getByRole('heading', { name: 'Modelgate API' }).waitFor({ timeout: 30_000 });
+  // Operations render as they scroll into view; the first is GET /api/status. The navigation lists
+  // every operation, the relay's included (on phones it is folded away, hence attached, not visible).
+  await page.getByRole('heading', { name: 'Public settings a client needs before logging in' }).waitFor();
+  await page.getByText('OpenAI chat completion').first().waitFor({ state: 'attached' });
+  await browser.screenshot(page, 'api-reference', { fullPage: false });
   await page.context().close();
 });

@@ -32,8 +32,8 @@ export interface ConsoleBrowser {
   newPage(viewport: Viewport): Promise<Page>;
   /** Opens /, signs in with the form and waits for the dashboard. */
   signIn(page: Page, stack: { baseUrl: string }, username: string, password: string): Promise<void>;
-  /** A full-page PNG at apps/console/screenshots/<name>-<viewport>.png. */
-  screenshot(page: Page, name: string): Promise<void>;
+  /** A PNG at apps/console/screenshots/<name>-<viewport>.png: the full page, or only the viewport for very long pages. */
+  screenshot(page: Page, name: string, options?: { fullPage?: boolean }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -79,9 +79,9 @@ export async function openBrowser(options: { baseUrl?: string } = {}): Promise<C
       // The nav link is hidden behind the menu on phones: whichever is visible first.
       await page.getByRole('heading', { name: 'Dashboard' }).or(page.getByRole('link', { name: 'Dashboard' })).filter({ visible: true }).first().waitFor();
     },
-    async screenshot(page, name) {
+    async screenshot(page, name, { fullPage = true } = {}) {
       mkdirSync(SCREENSHOT_DIR, { recursive: true });
-      await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}-${viewports.get(page) ?? 'desktop'}.png`), fullPage: true });
+      await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}-${viewports.get(page) ?? 'desktop'}.png`), fullPage });
     },
     close: () => browser.close(),
   };

@@ -34,6 +34,11 @@ export function formatUsd(usd: number): string {
   return usdFormat(digits).format(usd);
 }
 
+/** A price per 1M tokens: every digit it was set with (USD 0.125 stays $0.125), at least cents. */
+export function formatUsdPrice(usd: number): string {
+  return usdFormat(6).format(usd);
+}
+
 /** Quota shown as USD, e.g. 1_250_000 at 500000 per unit -> "$2.50". */
 export function formatQuotaAsUsd(quota: number, quotaPerUnit: number): string {
   return formatUsd(quotaToUsd(quota, quotaPerUnit));

@@ -11,8 +11,9 @@ export function DocsPage() {
     if (!container.current) return;
     const reference = createApiReference(container.current, {
       url: '/api/openapi.json',
-      // Everything local: no web fonts, telemetry or proxy fetched from third parties.
+      // Everything local: no web fonts, telemetry, proxy or hosted AI agent from third parties.
       withDefaultFonts: false,
+      agent: { disabled: true },
       telemetry: false,
       hideClientButton: true,
       hideDarkModeToggle: true,

@@ -5,17 +5,19 @@ import { api } from '../../api';
 import { CopyButton } from '../../components/CopyButton';
 import { SelectField } from '../../components/Field';
 import { ErrorAlert, PageHeader } from '../../components/feedback';
-import { formatUsd } from '../../lib/money';
+import { formatUsdPrice } from '../../lib/money';
+import { useSelf } from '../../lib/queries';
 import { ROLE_ADMIN, useUser } from '../../session/session-context';
 import { quickStartSnippets } from './snippets';
 
-/** Shown in the snippets until a model is priced. */
+/** The snippets' model unless the user picks another: cheap, and served by most OpenAI-compatible channels. */
 const EXAMPLE_MODEL = 'gpt-4o-mini';
 
 /** From nothing to a first call: what is set up, the base URLs, copy-ready snippets, the priced models. */
 export function QuickStartPage() {
   const user = useUser();
   const isAdmin = user.role >= ROLE_ADMIN;
+  const self = useSelf();
   const pricing = useQuery({ queryKey: ['pricing'], queryFn: () => api.call('get /api/pricing') });
   const keys = useQuery({ queryKey: ['keys', 'count'], queryFn: () => api.call('get /api/token', { query: { p: '1', page_size: '1' } }) });
   const channels = useQuery({
@@ -25,7 +27,7 @@ export function QuickStartPage() {
   });
   const models = pricing.data?.items.map((item) => item.model_name) ?? [];
   const [chosenModel, setChosenModel] = useState<string>();
-  const model = chosenModel ?? models[0] ?? EXAMPLE_MODEL;
+  const model = chosenModel ?? (models.length === 0 || models.includes(EXAMPLE_MODEL) ? EXAMPLE_MODEL : models[0]!);
   const origin = window.location.origin;
 
   return (
@@ -37,19 +39,19 @@ export function QuickStartPage() {
         <h2 id="steps-title">Steps</h2>
         <ol className="steps">
           {isAdmin && (
-            <Step done={(channels.data?.total ?? 0) > 0}>
+            <Step done={channels.data && channels.data.total > 0}>
               <Link to="/admin/channels">Add a channel</Link>: an upstream provider account (OpenAI-compatible, Anthropic or Gemini) and the models it serves.
             </Step>
           )}
           {isAdmin && (
-            <Step done={models.length > 0}>
+            <Step done={pricing.data && pricing.data.items.length > 0}>
               <Link to="/admin/prices">Price the models</Link>: a model without a price is refused, so nothing is served for free by mistake.
             </Step>
           )}
-          <Step done={(keys.data?.total ?? 0) > 0}>
+          <Step done={keys.data && keys.data.total > 0}>
             <Link to="/keys">Create an API key</Link>: one per application; the full key is shown once.
           </Step>
-          <Step done={false}>Call the gateway with one of the snippets below, then watch it on <Link to="/usage">Usage</Link>.</Step>
+          <Step done={self.data && self.data.request_count > 0}>Call the gateway with one of the snippets below, then watch it on <Link to="/usage">Usage</Link>.</Step>
         </ol>
       </section>
 
@@ -87,7 +89,8 @@ export function QuickStartPage() {
       </section>
 
       <section className="panel" aria-labelledby="models-title">
-        <h2 id="models-title">Models you can use</h2>
+        <h2 id="models-title">Model prices</h2>
+        <p className="muted">A model can be called when it has a price and a channel serves it.</p>
         {pricing.data && pricing.data.items.length === 0 && <p className="muted">No model has a price yet{isAdmin ? '' : ': ask an administrator'}.</p>}
         {pricing.data && pricing.data.items.length > 0 && (
           <div className="table-wrap">
@@ -100,9 +103,9 @@ export function QuickStartPage() {
                 {pricing.data.items.map((item) => (
                   <tr key={item.model_name}>
                     <th scope="row">{item.model_name}</th>
-                    <td className="num">{formatUsd(item.input_usd_per_1m)}</td>
-                    <td className="num">{formatUsd(item.cached_input_usd_per_1m)}</td>
-                    <td className="num">{formatUsd(item.output_usd_per_1m)}</td>
+                    <td className="num">{formatUsdPrice(item.input_usd_per_1m)}</td>
+                    <td className="num">{formatUsdPrice(item.cached_input_usd_per_1m)}</td>
+                    <td className="num">{formatUsdPrice(item.output_usd_per_1m)}</td>
                   </tr>
                 ))}
               </tbody>
@@ -114,10 +117,12 @@ export function QuickStartPage() {
   );
 }
 
-function Step({ done, children }: { done: boolean; children: ReactNode }) {
+/** One step; `done` is undefined while it is being checked. */
+function Step({ done, children }: { done: boolean | undefined; children: ReactNode }) {
+  const badge = done === undefined ? 'Checking' : done ? 'Done' : 'To do';
   return (
-    <li className={done ? 'step done' : 'step'}>
-      <span className={done ? 'badge ok' : 'badge'}>{done ? 'Done' : 'To do'}</span> {children}
+    <li>
+      <span className={done ? 'badge ok' : 'badge'}>{badge}</span> {children}
     </li>
   );
 }
