@@ -122,7 +122,7 @@ test('a key created in the browser calls the relay with the OpenAI SDK; limits, 
   page.once('dialog', (dialog) => void dialog.accept());
   await page.getByRole('button', { name: 'Delete laptop' }).click();
   await page.getByText('Key “laptop” deleted.').waitFor();
-  await expect(keyRow(page, 'laptop').count()).resolves.toBe(0);
+  await keyRow(page, 'laptop').waitFor({ state: 'detached' });
   await expect(sdkStatusBecomes(apiKey, 401)).resolves.toBe(401);
   await page.context().close();
 });

@@ -52,7 +52,9 @@ async function openSecurityPage(page: Page) {
 }
 
 async function backupCodes(page: Page): Promise<string[]> {
-  const codes = await page.getByRole('list', { name: 'Backup codes' }).getByRole('listitem').allTextContents();
+  const items = page.getByRole('list', { name: 'Backup codes' }).getByRole('listitem');
+  await items.first().waitFor();
+  const codes = await items.allTextContents();
   expect(codes).toHaveLength(4);
   return codes;
 }
@@ -62,7 +64,7 @@ async function signOut(page: Page) {
   await page.getByRole('button', { name: 'Sign in' }).waitFor();
 }
 
-/** The password step, which asks for the second one. */
+/** The password step (after signing out of the Security page), which asks for the second one. */
 async function signInToSecondStep(page: Page, username: string, password: string) {
   await page.getByLabel('Username').fill(username);
   await page.getByLabel('Password', { exact: true }).fill(password);
@@ -73,7 +75,8 @@ async function signInToSecondStep(page: Page, username: string, password: string
 async function verify(page: Page, code: string) {
   await page.getByLabel('Code', { exact: true }).fill(code);
   await page.getByRole('button', { name: 'Verify' }).click();
-  await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+  // Back on the page that was open before signing out.
+  await page.getByRole('heading', { name: 'Security', level: 1 }).waitFor();
 }
 
 test('two-factor: set up from the page, sign in with a code and with a backup code, new backup codes, password change, turn off', async () => {
@@ -155,7 +158,7 @@ test('on a phone: the setup shows the QR code, the secret and the backup codes',
   await page.getByRole('img', { name: 'QR code for your authenticator app' }).waitFor();
   await expect(page.getByLabel('Secret', { exact: true }).isVisible()).resolves.toBe(true);
   await backupCodes(page);
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  const width = await page.evaluate<number>('document.documentElement.scrollWidth');
   expect(width).toBeLessThanOrEqual(375);
   await browser.screenshot(page, 'security');
   await page.context().close();

@@ -45,18 +45,19 @@ export function KeysPage() {
   const setStatus = useMutation({
     mutationFn: (token: TokenView) =>
       api.call('put /api/token', { body: { id: token.id, status: token.status === STATUS_DISABLED ? STATUS_ENABLED : STATUS_DISABLED } }),
-    onSuccess: (token) => {
+    // The notice comes with the refreshed list, so the two never disagree.
+    onSuccess: async (token) => {
+      await refresh();
       setNotice(`Key “${token.name}” is ${token.status === STATUS_DISABLED ? 'disabled' : 'enabled'}.`);
-      return refresh();
     },
   });
   const remove = useMutation({
     mutationFn: (token: TokenView) => api.call('delete /api/token/:id', { params: { id: String(token.id) } }).then(() => token),
-    onSuccess: (token) => {
-      setNotice(`Key “${token.name}” deleted.`);
+    onSuccess: async (token) => {
       // The last key of a later page is gone: show the page before.
       if (keys.data && keys.data.items.length === 1 && page > 1) setPage(page - 1);
-      return refresh();
+      await refresh();
+      setNotice(`Key “${token.name}” deleted.`);
     },
   });
 
@@ -109,7 +110,7 @@ export function KeysPage() {
       ) : (
         <>
           <div className="table-wrap">
-            <table aria-label="Your API keys">
+            <table className="keys-table" aria-label="Your API keys">
               <thead>
                 <tr>
                   <th scope="col">Name</th>
