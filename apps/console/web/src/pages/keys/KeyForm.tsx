@@ -10,7 +10,7 @@ import { useUser } from '../../session/session-context';
 import { type KeyFields, keyBodyOfForm, keyFormOfToken, type KeyFormValues, NEW_KEY_FORM } from './key-form';
 
 /** Create a key, or edit an existing key's name and limits (`editing`); the panel takes the focus. */
-export function KeyForm({ editing, onCancel, onSaved }: { editing?: TokenView; onCancel: () => void; onSaved: (token: TokenView) => void }) {
+export function KeyForm({ editing, onCancel, onSaved }: { editing?: TokenView; onCancel: () => void; onSaved: (token: TokenView) => Promise<void> }) {
   const user = useUser();
   const quotaPerUnit = useQuotaPerUnit();
   const resolver: Resolver<KeyFormValues, unknown, KeyFields> = (values) => {

@@ -89,14 +89,18 @@ export function KeysPage() {
           key={editor.mode === 'edit' ? editor.token.id : 'create'}
           editing={editor.mode === 'edit' ? editor.token : undefined}
           onCancel={closeEditor}
-          onSaved={(token) => {
-            setEditor(undefined);
-            if (editor.mode === 'create') setCreated(token);
-            else {
-              setNotice(`Key “${token.name}” saved.`);
-              createButton.current?.focus();
+          onSaved={async (token) => {
+            if (editor.mode === 'create') {
+              setEditor(undefined);
+              setCreated(token);
+              await refresh();
+              return;
             }
-            void refresh();
+            // The form stays (its button disabled) until the list shows the change.
+            await refresh();
+            setEditor(undefined);
+            setNotice(`Key “${token.name}” saved.`);
+            createButton.current?.focus();
           }}
         />
       )}

@@ -42,12 +42,11 @@ function TwoFactorPanel() {
       setSetup(data);
     },
   });
-  /** After turning two-factor on or off: the status here and the profile's flag. */
-  function changed(message: string) {
+  /** After turning two-factor on or off: the new status (fetched first, so the view never shows the old one), then the message. */
+  async function changed(message: string) {
+    await Promise.all([queryClient.invalidateQueries({ queryKey: STATUS_KEY }), queryClient.invalidateQueries({ queryKey: ['self'] })]);
     setSetup(undefined);
     setNotice(message);
-    void queryClient.invalidateQueries({ queryKey: STATUS_KEY });
-    void queryClient.invalidateQueries({ queryKey: ['self'] });
   }
 
   return (
@@ -84,7 +83,7 @@ function TwoFactorPanel() {
 }
 
 /** Scan (or type) the secret, keep the backup codes, confirm with a first code. */
-function TwoFactorSetupSteps({ setup, onEnabled, onCancel }: { setup: TwoFactorSetup; onEnabled: () => void; onCancel: () => void }) {
+function TwoFactorSetupSteps({ setup, onEnabled, onCancel }: { setup: TwoFactorSetup; onEnabled: () => Promise<void>; onCancel: () => void }) {
   const qrCode = useQuery({
     queryKey: ['two-factor-qr', setup.qr_code_data],
     queryFn: () => QRCode.toDataURL(setup.qr_code_data, { margin: 1, width: 200 }),
@@ -127,7 +126,7 @@ function TwoFactorSetupSteps({ setup, onEnabled, onCancel }: { setup: TwoFactorS
 }
 
 /** Two-factor is on: fresh backup codes, or turn it off. */
-function TwoFactorOn({ backupCodesLeft, onDisabled }: { backupCodesLeft: number; onDisabled: () => void }) {
+function TwoFactorOn({ backupCodesLeft, onDisabled }: { backupCodesLeft: number; onDisabled: () => Promise<void> }) {
   const queryClient = useQueryClient();
   const [newCodes, setNewCodes] = useState<string[]>();
   return (
@@ -148,9 +147,9 @@ function TwoFactorOn({ backupCodesLeft, onDisabled }: { backupCodesLeft: number;
           hint="A 6-digit code from your app. The new codes replace all the old ones."
           submit="Regenerate backup codes"
           send={(code) => api.call('post /api/user/2fa/backup_codes', { body: { code } })}
-          onDone={(result) => {
+          onDone={async (result) => {
+            await queryClient.invalidateQueries({ queryKey: STATUS_KEY });
             setNewCodes(result.backup_codes);
-            void queryClient.invalidateQueries({ queryKey: STATUS_KEY });
           }}
         />
       )}
@@ -192,7 +191,8 @@ interface CodeFormProps<Result> {
   /** Asked with window.confirm before sending. */
   confirm?: string;
   send: (code: string) => Promise<Result>;
-  onDone: (result: Result) => void;
+  /** Awaited before the form counts as done (the button stays disabled meanwhile). */
+  onDone: (result: Result) => Promise<void>;
 }
 
 /** One TOTP (or backup) code and a button that sends it. */
