@@ -18,6 +18,7 @@
  * emptied first so each file starts clean. The console serves the built app (dist/web: `pnpm build`,
  * which the console's `test` task depends on). A service that dies mid-test prints its log tail.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiClient, type OperationInput, type OperationResult } from '@modelgate/client';
 import {
@@ -34,6 +35,7 @@ import { type FakeUpstream, startFakeUpstream } from '@modelgate/testing/fake-up
 import { freePort, type ServiceProcess, startServiceProcess, startWorkerProcess } from '@modelgate/testing/processes';
 
 const APPS_DIR = join(__dirname, '../../../..');
+const BUILT_INDEX = join(APPS_DIR, 'console/dist/web/index.html');
 
 /** The fake Stripe account: its API secret, webhook secret and the one price (USD 1.00 a unit). */
 export const STRIPE = {
@@ -123,6 +125,9 @@ function urlOf(service: ServiceProcess): string {
 /** Starts everything (see the top of this file); on any failure stops what did start and throws. */
 export async function startConsoleStack(): Promise<ConsoleStack> {
   const started = Date.now();
+  if (!existsSync(BUILT_INDEX)) {
+    throw new Error(`${BUILT_INDEX} is missing: build the console first (in apps/console: npx vite build --config vite.config.mjs)`);
+  }
   const prisma = createTestPrisma();
   const redis = createTestRedis();
   await resetDatabase(prisma);
