@@ -3,6 +3,7 @@ import type { SelfView } from '@modelgate/schemas/api';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { useForm, useWatch } from 'react-hook-form';
+import { useSearchParams } from 'react-router';
 import type { z } from 'zod';
 import { api } from '../../api';
 import { CopyButton } from '../../components/CopyButton';
@@ -16,15 +17,21 @@ import { StatCard } from '../dashboard/StatCard';
 import { affTransferFormSchema, invitationLink, MAX_TOPUP_UNITS, topUpFormSchema, topUpStatusBadge } from './wallet-forms';
 
 const HISTORY_PAGE_SIZE = 10;
+/** Where Stripe's checkout sends the payer back: /wallet?checkout=success or ?checkout=cancelled. */
+const CHECKOUT_RETURN_PARAM = 'checkout';
 const priceFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 4 });
 
 /** Balance, Stripe top-ups and their history, and the affiliate programme. */
 export function WalletPage() {
   const self = useSelf();
   const quotaPerUnit = useQuotaPerUnit();
+  const [search] = useSearchParams();
+  const checkout = search.get(CHECKOUT_RETURN_PARAM);
   return (
     <>
       <PageHeader title="Wallet" />
+      {checkout === 'success' && <Notice>Thank you: Stripe has your payment. The balance goes up as soon as Stripe confirms it, usually within seconds; Refresh the top-up history to see it.</Notice>}
+      {checkout === 'cancelled' && <p className="alert info" role="status">The payment was cancelled: nothing was charged.</p>}
       <ErrorAlert error={self.error} />
       {self.data && (
         <section className="cards" aria-label="Balance">
