@@ -1,5 +1,5 @@
 import type { UsageItem } from '@modelgate/schemas/api';
-import { busiestDay, dayLabel, MAX_MODEL_SERIES, OTHER_MODELS_LABEL, summarizeUsage, usageRangeQuery } from '../web/src/pages/dashboard/usage-series';
+import { busiestDay, dayLabel, formatCount, MAX_MODEL_SERIES, OTHER_MODELS_LABEL, summarizeUsage, usageRangeQuery } from '../web/src/pages/dashboard/usage-series';
 
 const DAY = 86_400;
 const QUOTA_PER_UNIT = 500_000;
@@ -69,5 +69,13 @@ describe('busiestDay', () => {
     const { days } = summarizeUsage(report([item(1, 'm', 100), item(4, 'm', 300), item(5, 'm', 300)]), QUOTA_PER_UNIT);
     expect(busiestDay(days, (day) => day.quota)?.label).toBe(dayLabel(FIRST_DAY + 4 * DAY));
     expect(busiestDay(summarizeUsage(report([]), QUOTA_PER_UNIT).days, (day) => day.requests)).toBeUndefined();
+  });
+});
+
+describe('formatCount', () => {
+  it('puts the noun in the plural unless the count is 1', () => {
+    expect(formatCount(1, 'request')).toBe('1 request');
+    expect(formatCount(0, 'log row')).toBe('0 log rows');
+    expect(formatCount(2500, 'request')).toBe('2,500 requests');
   });
 });

@@ -116,12 +116,15 @@ test('the Usage page lists the call, keeps its filters across a reload, and expo
 
 test("the dashboard's charts show the day's request and spend", async () => {
   const page = await browser.newPage('desktop');
+  // Recharts skips its grow-in animation then, so the screenshot shows the bars at full height.
+  await page.emulateMedia({ reducedMotion: 'reduce' });
   await browser.signIn(page, stack, USER.username, USER.password);
   const today = dayLabel(Math.floor(Date.now() / 1000 / 86_400) * 86_400);
   const spend = formatQuotaAsUsd(-call.quota, QUOTA_PER_UNIT);
 
   const requests = page.getByRole('figure', { name: 'Requests per day' });
   const todayRequests = requests.getByRole('row').filter({ has: page.getByRole('rowheader', { name: today, exact: true }) });
+  await todayRequests.waitFor();
   await expect(todayRequests.getByRole('cell').allInnerTexts()).resolves.toEqual(['1']);
   await expect(requests.getByRole('row').count()).resolves.toBe(1 + 7); // the header and the days
 
@@ -135,11 +138,14 @@ test("the dashboard's charts show the day's request and spend", async () => {
   await expect(page.getByRole('region', { name: 'Usage by model' }).getByRole('row').filter({ hasText: MODEL }).count()).resolves.toBe(1);
   // Recharts draws once it has measured its box: wait for the bars before the picture.
   await page.locator('.recharts-bar-rectangle').first().waitFor();
+  // The pointer rests where Sign in was, over a chart: move it away so no tooltip is in the picture.
+  await page.mouse.move(0, 0);
   await browser.screenshot(page, 'dashboard');
 
   await page.getByRole('button', { name: 'Last 30 days' }).click();
   await page.waitForURL((url) => url.searchParams.get('range') === '30');
-  await expect(page.getByRole('button', { name: 'Last 30 days' }).getAttribute('aria-pressed')).resolves.toBe('true');
+  await page.getByRole('button', { name: 'Last 30 days', pressed: true }).waitFor();
+  await expect(page.getByRole('button', { name: 'Last 7 days' }).getAttribute('aria-pressed')).resolves.toBe('false');
   await requests.getByRole('row').nth(30).waitFor();
   await expect(requests.getByRole('row').count()).resolves.toBe(1 + 30);
   await page.context().close();
@@ -159,9 +165,10 @@ test('a new user sees the first steps instead of empty charts', async () => {
 
 test('dashboard and usage at phone width', async () => {
   const page = await browser.newPage('phone');
+  await page.emulateMedia({ reducedMotion: 'reduce' });
   await browser.signIn(page, stack, USER.username, USER.password);
-  await page.getByRole('figure', { name: 'Spend per day' }).waitFor();
   await page.locator('.recharts-bar-rectangle').first().waitFor();
+  await page.mouse.move(0, 0);
   await browser.screenshot(page, 'dashboard');
   await page.goto('/usage');
   await logRow(page).waitFor();

@@ -58,7 +58,7 @@ test('a Stripe top-up goes to the checkout link and, once Stripe reports it paid
   const amount = page.getByLabel('Amount');
   await amount.fill('0');
   await page.getByRole('button', { name: 'Pay with Stripe' }).click();
-  await page.getByText('At least 1').waitFor();
+  await page.getByText('At least 1', { exact: true }).waitFor();
   await amount.fill('5');
   await expect(page.getByText('Adds $5.00 to your balance (2,500,000 quota).', { exact: false }).count()).resolves.toBe(1);
   await page.getByRole('button', { name: 'Pay with Stripe' }).click();
@@ -84,8 +84,7 @@ test('a Stripe top-up goes to the checkout link and, once Stripe reports it paid
   await page.getByRole('button', { name: 'Refresh' }).click();
   await historyRow(page, tradeNo).getByText('Success').waitFor();
   const cells = await historyRow(page, tradeNo).getByRole('cell').allInnerTexts();
-  expect(cells.slice(0, 4)).toEqual([tradeNo, '$5.00', '5.00', 'Success']);
-  expect(cells[5]).not.toBe('');
+  expect(cells.slice(1)).toEqual(['$5.00', 'Success', '5.00', expect.stringMatching(/\d{4}/), tradeNo]);
   await balanceCard(page).getByText('$6.00').waitFor();
   await browser.screenshot(page, 'wallet');
   await page.context().close();

@@ -30,21 +30,24 @@ export function ChartFigure<Row>({ title, summary, rows, rowKey, columns, childr
       <h2 id={titleId}>{title}</h2>
       <div className="chart" aria-hidden="true">{children}</div>
       <figcaption className="muted">{summary}</figcaption>
-      <table className="visually-hidden">
-        <caption>{title}</caption>
-        <thead>
-          <tr>{columns.map((column) => <th key={column.header} scope="col">{column.header}</th>)}</tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr key={rowKey(row)}>
-              {columns.map((column, index) => index === 0
-                ? <th key={column.header} scope="row">{column.cell(row)}</th>
-                : <td key={column.header}>{column.cell(row)}</td>)}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      {/* Wrapped: a table ignores the clipping box of .visually-hidden and would stretch the page. */}
+      <div className="visually-hidden">
+        <table>
+          <caption>{title}</caption>
+          <thead>
+            <tr>{columns.map((column) => <th key={column.header} scope="col">{column.header}</th>)}</tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr key={rowKey(row)}>
+                {columns.map((column, index) => index === 0
+                  ? <th key={column.header} scope="row">{column.cell(row)}</th>
+                  : <td key={column.header}>{column.cell(row)}</td>)}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }

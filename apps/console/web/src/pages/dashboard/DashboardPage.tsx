@@ -7,7 +7,7 @@ import { formatInteger, formatQuotaAsUsd } from '../../lib/money';
 import { useQuotaPerUnit, useSelf } from '../../lib/queries';
 import { nowSeconds } from '../../lib/time';
 import { StatCard } from './StatCard';
-import { summarizeUsage, USAGE_RANGES, type UsageRangeDays, usageRangeQuery } from './usage-series';
+import { formatCount, summarizeUsage, USAGE_RANGES, type UsageRangeDays, usageRangeQuery } from './usage-series';
 
 // recharts is most of the console's weight: loaded beside the app rather than inside its bundle.
 const UsageCharts = lazy(() => import('./UsageCharts').then((module) => ({ default: module.UsageCharts })));
@@ -44,11 +44,11 @@ export function DashboardPage() {
 
       <ErrorAlert error={self.error} />
       {self.data && (
-        <section className="cards" aria-label="Account">
+        <section className="cards stat-cards" aria-label="Account">
           <StatCard label="Balance" value={formatQuotaAsUsd(self.data.quota, quotaPerUnit)} detail={`${formatInteger(self.data.quota)} quota`} />
           <StatCard label="Used" value={formatQuotaAsUsd(self.data.used_quota, quotaPerUnit)} detail={`${formatInteger(self.data.used_quota)} quota`} />
           <StatCard label="Requests" value={formatInteger(self.data.request_count)} detail="since the account was created" />
-          {summary && <StatCard label={`Spent in the last ${days} days`} value={formatQuotaAsUsd(summary.quota, quotaPerUnit)} detail={`${formatInteger(summary.requests)} requests`} />}
+          {summary && <StatCard label={`Spent in the last ${days} days`} value={formatQuotaAsUsd(summary.quota, quotaPerUnit)} detail={formatCount(summary.requests, 'request')} />}
         </section>
       )}
 

@@ -1,7 +1,7 @@
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatInteger, formatQuotaAsUsd, formatUsd } from '../../lib/money';
 import { ChartFigure } from './ChartFigure';
-import { busiestDay, type UsageDay, type UsageRangeDays, type UsageSummary } from './usage-series';
+import { busiestDay, formatCount, type UsageDay, type UsageRangeDays, type UsageSummary } from './usage-series';
 
 /** Colours of the charts' series: distinguishable, and readable on white. */
 const SERIES_COLORS = ['#2f5bd3', '#0e9384', '#dc6803', '#9e77ed', '#d92d20', '#667085'];
@@ -40,7 +40,7 @@ export function UsageCharts({ summary, days, quotaPerUnit }: { summary: UsageSum
 
         <ChartFigure
           title="Requests per day"
-          summary={busiestRequests ? `${formatInteger(summary.requests)} requests in ${period}, the most on ${busiestRequests.label} (${formatInteger(busiestRequests.requests)}).` : `No requests in ${period}.`}
+          summary={busiestRequests ? `${formatCount(summary.requests, 'request')} in ${period}, the most on ${busiestRequests.label} (${formatInteger(busiestRequests.requests)}).` : `No requests in ${period}.`}
           rows={summary.days}
           rowKey={(day) => day.bucket}
           columns={[dateColumn, { header: 'Requests', cell: (day) => formatInteger(day.requests) }]}
@@ -92,7 +92,7 @@ export function UsageCharts({ summary, days, quotaPerUnit }: { summary: UsageSum
                 <tbody>
                   {summary.models.map((model) => (
                     <tr key={model.modelName}>
-                      <th scope="row" className="mono">{model.modelName}</th>
+                      <td className="mono">{model.modelName}</td>
                       <td className="num">{formatInteger(model.requests)}</td>
                       <td className="num">{formatInteger(model.promptTokens)}</td>
                       <td className="num">{formatInteger(model.completionTokens)}</td>

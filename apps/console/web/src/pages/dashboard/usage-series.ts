@@ -1,5 +1,5 @@
 import type { UsageItem } from '@modelgate/schemas/api';
-import { quotaToUsd } from '../../lib/money';
+import { formatInteger, quotaToUsd } from '../../lib/money';
 
 const DAY_SECONDS = 86_400;
 
@@ -98,6 +98,11 @@ export function summarizeUsage(report: { start_timestamp: number; end_timestamp:
     requests: models.reduce((sum, model) => sum + model.requests, 0),
     quota: models.reduce((sum, model) => sum + model.quota, 0),
   };
+}
+
+/** "1 request", "2,500 requests": a count and its noun, plural unless the count is 1. */
+export function formatCount(count: number, noun: string): string {
+  return `${formatInteger(count)} ${count === 1 ? noun : `${noun}s`}`;
 }
 
 /** The day with the highest `value` (the first of equals), or undefined when every day is 0. */

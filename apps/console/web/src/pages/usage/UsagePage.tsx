@@ -10,6 +10,7 @@ import { Pagination } from '../../components/Pagination';
 import { formatInteger } from '../../lib/money';
 import { useQuotaPerUnit } from '../../lib/queries';
 import { formatDateTime, localInputToSeconds, secondsToLocalInput } from '../../lib/time';
+import { formatCount } from '../dashboard/usage-series';
 import {
   exportFileName,
   filtersFromSearch,
@@ -50,7 +51,7 @@ export function UsagePage() {
       {!logs.data && !logs.error && <Loading what="usage logs" />}
       {logs.data && (
         <>
-          <p className="muted" role="status">{logs.data.total === 1 ? '1 log row' : `${formatInteger(logs.data.total)} log rows`}</p>
+          <p className="muted" role="status">{formatCount(logs.data.total, 'log row')}</p>
           {logs.data.items.length > 0 && <LogTable rows={logs.data.items} />}
           <Pagination page={page} pageSize={PAGE_SIZE} total={logs.data.total} label="Usage logs" onPage={(next) => setSearch(searchOfFilters(filters, next))} />
         </>
@@ -158,8 +159,7 @@ function LogTable({ rows }: { rows: readonly UserLogView[] }) {
   const quotaPerUnit = useQuotaPerUnit();
   return (
     <div className="table-wrap">
-      <table className="usage-table">
-        <caption className="visually-hidden">Usage logs, newest first</caption>
+      <table aria-label="Usage logs, newest first">
         <thead>
           <tr>
             <th scope="col">Time</th>

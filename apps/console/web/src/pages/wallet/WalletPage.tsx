@@ -34,7 +34,7 @@ export function WalletPage() {
       {checkout === 'cancelled' && <p className="alert info" role="status">The payment was cancelled: nothing was charged.</p>}
       <ErrorAlert error={self.error} />
       {self.data && (
-        <section className="cards" aria-label="Balance">
+        <section className="cards stat-cards" aria-label="Balance">
           <StatCard label="Balance" value={formatQuotaAsUsd(self.data.quota, quotaPerUnit)} detail={`${formatInteger(self.data.quota)} quota`} />
           <StatCard label="Used" value={formatQuotaAsUsd(self.data.used_quota, quotaPerUnit)} detail={`${formatInteger(self.data.used_quota)} quota`} />
         </section>
@@ -76,7 +76,7 @@ function TopUpForm() {
         <p className="alert info" role="note">Top-ups are turned off: the administrator has not set up Stripe for this gateway yet. Ask them to add credit to your account.</p>
       )}
       {status.data && (
-        <form onSubmit={(event) => void submit(event)} noValidate>
+        <form className="top-up-form" onSubmit={(event) => void submit(event)} noValidate>
           <fieldset disabled={!enabled || isSubmitting}>
             <legend className="visually-hidden">Stripe top-up</legend>
             <ErrorAlert error={error} />
@@ -130,12 +130,12 @@ function TopUpHistory() {
           <table>
             <thead>
               <tr>
-                <th scope="col">Trade no.</th>
-                <th scope="col" className="num">Amount</th>
-                <th scope="col" className="num">Price</th>
-                <th scope="col">Status</th>
                 <th scope="col">Created</th>
+                <th scope="col" className="num">Amount</th>
+                <th scope="col">Status</th>
+                <th scope="col" className="num">Price</th>
                 <th scope="col">Completed</th>
+                <th scope="col">Trade no.</th>
               </tr>
             </thead>
             <tbody>
@@ -143,12 +143,12 @@ function TopUpHistory() {
                 const badge = topUpStatusBadge(topUp.status);
                 return (
                   <tr key={topUp.trade_no}>
-                    <td className="mono">{topUp.trade_no}</td>
-                    <td className="num">{formatUsd(topUp.amount)}</td>
-                    <td className="num">{priceFormat.format(topUp.money)}</td>
-                    <td><span className={badge.className}>{badge.label}</span></td>
                     <td>{formatDateTime(topUp.created_at)}</td>
+                    <td className="num">{formatUsd(topUp.amount)}</td>
+                    <td><span className={badge.className}>{badge.label}</span></td>
+                    <td className="num">{priceFormat.format(topUp.money)}</td>
                     <td>{topUp.completed_at === null ? '' : formatDateTime(topUp.completed_at)}</td>
+                    <td className="mono">{topUp.trade_no}</td>
                   </tr>
                 );
               })}
@@ -185,7 +185,7 @@ function Affiliate({ self }: { self: SelfView }) {
           <CopyButton text={link} label="Copy link" />
         </div>
       )}
-      <div className="cards affiliate-cards">
+      <div className="cards stat-cards affiliate-cards">
         <StatCard label="Invited users" value={formatInteger(self.aff_count)} />
         <StatCard label="Ready to transfer" value={formatQuotaAsUsd(self.aff_quota, quotaPerUnit)} detail={`${formatInteger(self.aff_quota)} quota`} />
         <StatCard label="Earned in total" value={formatQuotaAsUsd(self.aff_history_quota, quotaPerUnit)} detail={`${formatInteger(self.aff_history_quota)} quota`} />
@@ -210,7 +210,7 @@ function AffTransferForm({ affQuota, busy, onTransfer }: { affQuota: number; bus
   const { errors } = form.formState;
 
   return (
-    <form onSubmit={(event) => void submit(event)} noValidate aria-label="Transfer earnings">
+    <form className="transfer-form" onSubmit={(event) => void submit(event)} noValidate aria-label="Transfer earnings">
       <div className="form-grid">
         <InputField
           label="Quota to transfer"
