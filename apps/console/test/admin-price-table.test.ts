@@ -5,7 +5,6 @@ import {
   draftOf,
   priceRowsOf,
   ratioMapsOfRows,
-  ratioMapText,
   ratiosOfRow,
   readDraft,
   ZERO_INPUT_MESSAGE,
