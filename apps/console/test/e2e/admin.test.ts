@@ -146,21 +146,21 @@ test('the Users page creates a user with a balance in USD and changes it', async
 
 test('the Options page saves an option, shows the stored value, and shows why a value is refused', async () => {
   await openAdminPage('options');
-  await page.getByLabel('QuotaForNewUser').fill('1000000');
+  await page.getByLabel('QuotaForNewUser', { exact: true }).fill('1000000');
   await page.getByText('$2.00').first().waitFor();
   await page.getByRole('button', { name: 'Save QuotaForNewUser' }).click();
 
   await page.getByRole('status').filter({ hasText: 'Saved QuotaForNewUser: 1000000' }).waitFor();
-  await expect(page.getByLabel('QuotaForNewUser').inputValue()).resolves.toBe('1000000');
+  await expect(page.getByLabel('QuotaForNewUser', { exact: true }).inputValue()).resolves.toBe('1000000');
   await expect(storedOption('QuotaForNewUser')).resolves.toBe(1_000_000);
 
-  await page.getByLabel('RetryTimes').fill('11');
+  await page.getByLabel('RetryTimes', { exact: true }).fill('11');
   await page.getByRole('button', { name: 'Save RetryTimes' }).click();
   await page.getByRole('alert').filter({ hasText: 'RetryTimes: must be from 0 to 10' }).waitFor();
   await expect(storedOption('RetryTimes')).resolves.toBe(2);
   // Secrets are write-only: never shown back.
-  await expect(page.getByLabel('StripeWebhookSecret').inputValue()).resolves.toBe('');
-  await expect(page.getByLabel('StripeWebhookSecret').getAttribute('type')).resolves.toBe('password');
+  await expect(page.getByLabel('StripeWebhookSecret', { exact: true }).inputValue()).resolves.toBe('');
+  await expect(page.getByLabel('StripeWebhookSecret', { exact: true }).getAttribute('type')).resolves.toBe('password');
 });
 
 test('the Payments page lists a webhook event and replays it', async () => {

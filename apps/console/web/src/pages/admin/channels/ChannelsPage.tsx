@@ -117,7 +117,7 @@ export function ChannelsPage() {
       ) : (
         <>
           <div className="table-wrap">
-            <table>
+            <table className="admin-table">
               <thead>
                 <tr>
                   <th scope="col">
@@ -148,18 +148,18 @@ export function ChannelsPage() {
                       <td><input type="checkbox" aria-label={channel.name} checked={selected.has(channel.id)} onChange={(event) => toggle(channel.id, event.target.checked)} /></td>
                       <th scope="row">{channel.name}</th>
                       <td>{channelTypeLabel(channel.type)}</td>
-                      <td>
+                      <td className="wrap status-cell">
                         <span className={`badge ${status.tone}`}>{status.label}</span>
-                        {channel.status === CHANNEL_STATUS.autoDisabled && channel.status_reason && <div className="muted cell-note" title={channel.status_reason}>{channel.status_reason}</div>}
+                        {channel.status === CHANNEL_STATUS.autoDisabled && channel.status_reason && <div className="muted cell-note">{channel.status_reason}</div>}
                       </td>
-                      <td className="models-cell" title={channel.models}>{channel.models.split(',').join(', ')}</td>
+                      <td className="wrap models-cell">{channel.models.split(',').join(', ')}</td>
                       <td className="num">{channel.priority}</td>
                       <td className="num">{channel.weight}</td>
                       <td className="num" title={channel.tested_at === null ? undefined : `Tested ${formatDateTime(channel.tested_at)}`}>
                         {channel.tested_at === null ? <span className="muted">Not tested</span> : `${channel.response_time_ms} ms`}
                       </td>
                       <td className="num">{formatQuotaAsUsd(channel.used_quota, quotaPerUnit)}</td>
-                      <td>
+                      <td className="actions-cell">
                         <div className="row-actions">
                           <button type="button" aria-label={`Edit ${channel.name}`} onClick={() => { setNotice(undefined); setEditing({ mode: 'edit', channel }); }}>Edit</button>
                           <button type="button" aria-label={`Test ${channel.name}`} onClick={() => test.mutate(channel)} disabled={test.isPending}>

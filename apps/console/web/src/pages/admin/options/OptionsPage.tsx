@@ -99,7 +99,7 @@ function OptionEditor({ optionKey, field, stored }: { optionKey: OptionKey; fiel
       <label htmlFor={id} className="mono">{optionKey}</label>
       <p className="hint" id={hintId}>
         {field.description}
-        {field.control === 'quota' && /^[0-9]+$/.test(current) && ` ${formatQuotaAsUsd(Number(current), quotaPerUnit)}.`}
+        {field.control === 'quota' && /^[0-9]+$/.test(current) && ` Worth ${formatQuotaAsUsd(Number(current), quotaPerUnit)}.`}
         {secret && ' Write-only: the stored value is never shown.'}
       </p>
       <div className="option-control">

@@ -73,16 +73,13 @@ export function PaymentsPage() {
       ) : (
         <>
           <div className="table-wrap">
-            <table>
+            <table className="admin-table">
               <thead>
                 <tr>
                   <th scope="col">Event</th>
-                  <th scope="col">Type</th>
                   <th scope="col">Status</th>
                   <th scope="col">Top-up</th>
-                  <th scope="col" className="num">Attempts</th>
-                  <th scope="col">Received</th>
-                  <th scope="col">Processed</th>
+                  <th scope="col">Received / processed</th>
                   <th scope="col">Error</th>
                   <th scope="col">Actions</th>
                 </tr>
@@ -90,21 +87,27 @@ export function PaymentsPage() {
               <tbody>
                 {events.data.items.length === 0 && (
                   <tr>
-                    <td colSpan={9} className="muted">
+                    <td colSpan={6} className="muted">
                       {status ? `No ${status} events.` : 'No payment events yet. They arrive when Stripe calls /api/stripe/webhook.'}
                     </td>
                   </tr>
                 )}
                 {events.data.items.map((event) => (
                   <tr key={event.id}>
-                    <th scope="row" className="mono">{event.event_id}</th>
-                    <td className="mono">{event.type}</td>
-                    <td><span className={`badge ${STATUS_TONES[event.status as EventStatus] ?? ''}`}>{event.status}</span></td>
+                    <th scope="row">
+                      <span className="mono">{event.event_id}</span>
+                      <div className="muted cell-note mono">{event.type}</div>
+                    </th>
+                    <td>
+                      <span className={`badge ${STATUS_TONES[event.status as EventStatus] ?? ''}`}>{event.status}</span>
+                      <div className="muted cell-note">{event.attempts} attempt{event.attempts === 1 ? '' : 's'}</div>
+                    </td>
                     <td className="mono">{event.trade_no ?? '—'}</td>
-                    <td className="num">{event.attempts}</td>
-                    <td>{formatDateTime(event.received_at)}</td>
-                    <td>{event.processed_at === null ? '—' : formatDateTime(event.processed_at)}</td>
-                    <td className="error-cell">{event.last_error ?? ''}</td>
+                    <td>
+                      {formatDateTime(event.received_at)}
+                      <div className="muted cell-note">{event.processed_at === null ? 'Not processed' : formatDateTime(event.processed_at)}</div>
+                    </td>
+                    <td className="wrap error-cell">{event.last_error ?? ''}</td>
                     <td>
                       {REPLAYABLE.has(event.status) ? (
                         <button type="button" aria-label={`Replay ${event.event_id}`} onClick={() => confirmReplay(event)} disabled={replay.isPending}>Replay</button>

@@ -27,6 +27,8 @@ export function PricesPage() {
   const user = useUser();
   const isRoot = user.role >= ROLE_ROOT;
   const options = useOptions(isRoot);
+  // Kept here: a save reloads the options, which starts the editor afresh.
+  const [saved, setSaved] = useState<string[]>();
   return (
     <>
       <PageHeader title="Prices" />
@@ -40,7 +42,10 @@ export function PricesPage() {
       ) : options.isError ? (
         <ErrorAlert error={options.error} />
       ) : options.values ? (
-        <PriceEditor key={options.dataUpdatedAt} options={options.values} />
+        <>
+          {saved && <Notice>Saved {saved.join(', ')}. Relays use the new prices within a few seconds.</Notice>}
+          <PriceEditor key={options.dataUpdatedAt} options={options.values} onEdit={() => setSaved(undefined)} onSaved={setSaved} />
+        </>
       ) : (
         <Loading what="prices" />
       )}
@@ -50,7 +55,7 @@ export function PricesPage() {
 
 const EMPTY_DRAFT: PriceDraft = { model: '', input: '', cachedInput: '', cacheWrite: '', output: '' };
 
-function PriceEditor({ options }: { options: OptionValues }) {
+function PriceEditor({ options, onEdit, onSaved }: { options: OptionValues; onEdit: () => void; onSaved: (keys: string[]) => void }) {
   const queryClient = useQueryClient();
   const storedRows = useMemo(() => priceRowsOf(options), [options]);
   const [drafts, setDrafts] = useState<PriceDraft[]>(() => storedRows.map(draftOf));
@@ -69,7 +74,10 @@ function PriceEditor({ options }: { options: OptionValues }) {
       for (const change of changes) await api.call('put /api/option', { body: change });
       return changes.map((change) => change.key);
     },
-    onSettled: () => Promise.all([queryClient.invalidateQueries({ queryKey: ['options'] }), queryClient.invalidateQueries({ queryKey: ['pricing'] })]),
+    onSuccess: async (keys) => {
+      onSaved(keys);
+      await Promise.all([queryClient.invalidateQueries({ queryKey: ['options'] }), queryClient.invalidateQueries({ queryKey: ['pricing'] })]);
+    },
   });
 
   function submit(event: FormEvent) {
@@ -78,17 +86,19 @@ function PriceEditor({ options }: { options: OptionValues }) {
     if (valid && changes.length > 0) save.mutate();
   }
 
-  const update = (model: string, kind: PriceKind, text: string) =>
-    setDrafts((current) => current.map((draft) => (draft.model === model ? { ...draft, [kind]: text } : draft)));
-  const remove = (model: string) => setDrafts((current) => current.filter((draft) => draft.model !== model));
-  const add = (row: PriceRow) => setDrafts((current) => [...current, draftOf(row)].sort((a, b) => a.model.localeCompare(b.model)));
+  function edit(change: (current: PriceDraft[]) => PriceDraft[]) {
+    setDrafts(change);
+    onEdit();
+  }
+  const update = (model: string, kind: PriceKind, text: string) => edit((current) => current.map((draft) => (draft.model === model ? { ...draft, [kind]: text } : draft)));
+  const remove = (model: string) => edit((current) => current.filter((draft) => draft.model !== model));
+  const add = (row: PriceRow) => edit((current) => [...current, draftOf(row)].sort((a, b) => a.model.localeCompare(b.model)));
 
   const needle = filter.trim().toLowerCase();
   const shown = drafts.map((draft, index) => ({ draft, errors: checked[index]?.errors ?? {} })).filter(({ draft }) => draft.model.toLowerCase().includes(needle));
 
   return (
     <>
-      {save.isSuccess && <Notice>Saved {save.data.join(', ')}. Relays use the new prices within a few seconds.</Notice>}
       <ErrorAlert error={save.error} />
       <AddModel existing={new Set(drafts.map((draft) => draft.model))} onAdd={add} />
       <form className="panel" onSubmit={submit} noValidate aria-labelledby="price-table-title">
@@ -96,7 +106,7 @@ function PriceEditor({ options }: { options: OptionValues }) {
         <div className="row prices-toolbar">
           <InputField label="Filter models" type="search" value={filter} onChange={(event) => setFilter(event.target.value)} />
           <div className="actions">
-            <button type="button" onClick={() => { setDrafts(storedRows.map(draftOf)); setShowErrors(false); save.reset(); }} disabled={changes.length === 0 && valid}>
+            <button type="button" onClick={() => { edit(() => storedRows.map(draftOf)); setShowErrors(false); save.reset(); }} disabled={changes.length === 0 && valid}>
               Discard changes
             </button>
             <button type="submit" className="primary" disabled={save.isPending}>Save prices</button>
@@ -106,7 +116,7 @@ function PriceEditor({ options }: { options: OptionValues }) {
           {!valid && showErrors ? 'Fix the highlighted prices to save.' : changes.length > 0 ? `Unsaved changes to ${changes.map((change) => change.key).join(', ')}${removed > 0 ? ` (${removed} model${removed === 1 ? '' : 's'} removed)` : ''}.` : 'No unsaved changes.'}
         </p>
         <div className="table-wrap">
-          <table className="prices">
+          <table className="admin-table">
             <thead>
               <tr>
                 <th scope="col">Model</th>
@@ -217,7 +227,7 @@ function GroupRatios({ groups }: { groups: ReadonlyMap<string, number> }) {
         <Link to="/admin/options">Options</Link> page.
       </p>
       <div className="table-wrap">
-        <table>
+        <table className="admin-table">
           <thead><tr><th scope="col">Group</th><th scope="col" className="num">Ratio</th></tr></thead>
           <tbody>
             {[...groups].map(([group, ratio]) => <tr key={group}><td className="mono">{group}</td><td className="num">{ratio}</td></tr>)}

@@ -13,6 +13,7 @@ import { ROLE_ROOT, useUser } from '../../../session/session-context';
 import { ROLE, USER_STATUS } from '../schema-facts';
 import {
   MANAGE_ACTION_LABELS,
+  MANAGE_ACTION_RESULTS,
   permissionsOf,
   roleLabel,
   USER_CREATE_DEFAULTS,
@@ -52,7 +53,7 @@ export function UsersPage() {
 
   const manage = useMutation({
     mutationFn: ({ user, action }: { user: AdminUserView; action: ManageAction }) => api.call('post /api/user/manage', { body: { id: user.id, action } }),
-    onSuccess: (_result, { user, action }) => setNotice(`${MANAGE_ACTION_LABELS[action]}: done for ${user.username}.`),
+    onSuccess: (_result, { user, action }) => setNotice(`${user.username} ${MANAGE_ACTION_RESULTS[action]}.`),
     onSettled: (_result, _error, { user }) => refresh(user),
   });
   function act(user: AdminUserView, action: ManageAction) {
@@ -94,7 +95,7 @@ export function UsersPage() {
       ) : (
         <>
           <div className="table-wrap">
-            <table>
+            <table className="admin-table">
               <thead>
                 <tr>
                   <th scope="col" className="num">ID</th>
@@ -105,7 +106,6 @@ export function UsersPage() {
                   <th scope="col">Group</th>
                   <th scope="col" className="num">Balance</th>
                   <th scope="col" className="num">Used</th>
-                  <th scope="col" className="num">Requests</th>
                   <th scope="col">Actions</th>
                 </tr>
               </thead>
@@ -124,8 +124,7 @@ export function UsersPage() {
                       <td className="mono">{user.group}</td>
                       <td className="num" title={`${formatInteger(user.quota)} quota`}>{formatQuotaAsUsd(user.quota, quotaPerUnit)}</td>
                       <td className="num" title={`${formatInteger(user.used_quota)} quota`}>{formatQuotaAsUsd(user.used_quota, quotaPerUnit)}</td>
-                      <td className="num">{formatInteger(user.request_count)}</td>
-                      <td>
+                      <td className="actions-cell">
                         <div className="row-actions">
                           {permissions.edit && (
                             <button type="button" aria-label={`Edit ${user.username}`} onClick={() => { setNotice(undefined); setEditing({ mode: 'edit', user }); }}>Edit</button>

@@ -69,7 +69,16 @@ export function permissionsOf(me: { id: number; role: number }, user: AdminUserV
 export const MANAGE_ACTION_LABELS: Record<ManageAction, string> = {
   enable: 'Enable',
   disable: 'Disable',
-  promote: 'Promote to admin',
-  demote: 'Demote to user',
+  promote: 'Promote',
+  demote: 'Demote',
   delete: 'Delete',
+};
+
+/** What the notice says after an action, after the username. */
+export const MANAGE_ACTION_RESULTS: Record<ManageAction, string> = {
+  enable: 'is enabled',
+  disable: 'is disabled',
+  promote: 'is now an admin',
+  demote: 'is now a common user',
+  delete: 'is deleted',
 };
