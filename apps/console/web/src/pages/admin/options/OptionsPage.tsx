@@ -109,7 +109,7 @@ function OptionEditor({ optionKey, field, stored }: { optionKey: OptionKey; fiel
             <option value="false">false</option>
           </select>
         ) : field.control === 'ratio-map' ? (
-          <textarea {...control} rows={6} spellCheck={false} className="mono" />
+          <textarea {...control} rows={6} spellCheck={false} wrap="off" className="mono" />
         ) : (
           <input
             {...control}

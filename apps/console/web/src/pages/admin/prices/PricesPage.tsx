@@ -116,7 +116,7 @@ function PriceEditor({ options, onEdit, onSaved }: { options: OptionValues; onEd
           {!valid && showErrors ? 'Fix the highlighted prices to save.' : changes.length > 0 ? `Unsaved changes to ${changes.map((change) => change.key).join(', ')}${removed > 0 ? ` (${removed} model${removed === 1 ? '' : 's'} removed)` : ''}.` : 'No unsaved changes.'}
         </p>
         <div className="table-wrap">
-          <table className="admin-table">
+          <table className="admin-table prices-table">
             <thead>
               <tr>
                 <th scope="col">Model</th>
@@ -158,7 +158,7 @@ function PriceRowInputs({ draft, errors, onChange, onRemove }: {
         const error = errors[kind];
         const errorId = `price-error-${draft.model}-${kind}`;
         return (
-          <td key={kind} className="num">
+          <td key={kind} className="num" data-label={PRICE_KIND_LABELS[kind]}>
             <input
               className="price-input"
               inputMode="decimal"
