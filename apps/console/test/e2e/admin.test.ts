@@ -55,6 +55,7 @@ test('"Add channel" creates an OpenAI-compatible channel to the upstream', async
   // The mapping is checked before anything is sent.
   await page.getByText('entry "other-model" must map a model name to a non-empty model name').waitFor();
   await page.getByLabel('Model mapping').fill('');
+  await browser.screenshot(page, 'admin-channel-form');
   await page.getByRole('button', { name: 'Create channel' }).click();
 
   await page.getByRole('status').filter({ hasText: `Channel ${CHANNEL} created.` }).waitFor();
@@ -101,6 +102,27 @@ test('"Test" sends a request through the channel and shows the result', async ()
   await expect(row.getByRole('cell', { name: /^\d+ ms$/ }).count()).resolves.toBe(1);
 });
 
+test('an edit keeps the key when its field is left empty; Disable and Enable switch the status', async () => {
+  const before = await stack.prisma.channel.findFirstOrThrow({ where: { name: CHANNEL } });
+  await page.getByRole('button', { name: `Edit ${CHANNEL}` }).click();
+  await expect(page.getByLabel('Key').inputValue()).resolves.toBe('');
+  await expect(page.getByLabel('Responses API').inputValue()).resolves.toBe('native');
+  await page.getByLabel('Priority').fill('5');
+  await page.getByLabel('Responses API').selectOption('chat');
+  await page.getByRole('button', { name: 'Save channel' }).click();
+
+  await page.getByRole('status').filter({ hasText: `Channel ${CHANNEL} saved.` }).waitFor();
+  const after = await stack.prisma.channel.findFirstOrThrow({ where: { name: CHANNEL } });
+  expect(after.key).toBe(before.key);
+  await expect(stack.api.call('get /api/channel/:id', { params: { id: String(after.id) } })).resolves.toMatchObject({ priority: 5, settings: { responses: 'chat' } });
+
+  const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: CHANNEL }) });
+  await page.getByRole('button', { name: `Disable ${CHANNEL}` }).click();
+  await row.getByText('Disabled', { exact: true }).waitFor();
+  await page.getByRole('button', { name: `Enable ${CHANNEL}` }).click();
+  await row.getByText('Enabled', { exact: true }).waitFor();
+});
+
 test('channels selected with their checkboxes are deleted together', async () => {
   for (const name of ['spare-1', 'spare-2']) await stack.createChannel({ name, type: 1, key: 'sk-spare', models: MODEL, base_url: stack.upstream.url });
   await openAdminPage('channels');
@@ -142,6 +164,21 @@ test('the Users page creates a user with a balance in USD and changes it', async
   await row.getByText('$12.50').waitFor();
   const created = await stack.prisma.user.findFirstOrThrow({ where: { username: 'e2e_user' } });
   expect(Number(created.quota)).toBe(6_250_000);
+
+  await page.getByRole('button', { name: 'Disable e2e_user' }).click();
+  await page.getByRole('status').filter({ hasText: 'e2e_user is disabled.' }).waitFor();
+  await page.getByRole('button', { name: 'Enable e2e_user' }).click();
+  await page.getByRole('button', { name: 'Promote e2e_user' }).click();
+  await page.getByRole('status').filter({ hasText: 'e2e_user is now an admin.' }).waitFor();
+  await expect(row.textContent()).resolves.toMatch(/Admin.*Enabled/);
+});
+
+test('Delete removes a user from the list after a confirmation', async () => {
+  await stack.api.call('post /api/user', { body: { username: 'leaving', password: 'leaving-password' } });
+  await openAdminPage('users');
+  await page.getByRole('button', { name: 'Delete leaving' }).click();
+  await page.getByRole('status').filter({ hasText: 'leaving is deleted.' }).waitFor();
+  await page.getByRole('rowheader', { name: 'leaving' }).waitFor({ state: 'detached' });
 });
 
 test('the Options page saves an option, shows the stored value, and shows why a value is refused', async () => {
