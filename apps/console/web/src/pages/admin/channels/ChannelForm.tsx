@@ -80,9 +80,9 @@ export function ChannelForm({ channel, onSaved, onCancel }: { channel?: ChannelV
           {...form.register('weight', { valueAsNumber: true })}
         />
         {facts?.settings.includes('responses') && (
-          <SelectField label="Responses API" hint="How /v1/responses calls reach this upstream" {...form.register('responses')}>
-            <option value="native">Native: sent to its /v1/responses</option>
-            <option value="chat">Translated to chat completions</option>
+          <SelectField label="Responses API" hint="How /v1/responses calls reach this upstream: passed through, or translated to /v1/chat/completions" {...form.register('responses')}>
+            <option value="native">Native (default)</option>
+            <option value="chat">Via chat completions</option>
           </SelectField>
         )}
       </div>

@@ -109,7 +109,7 @@ function PriceEditor({ options, onEdit, onSaved }: { options: OptionValues; onEd
             <button type="button" onClick={() => { edit(() => storedRows.map(draftOf)); setShowErrors(false); save.reset(); }} disabled={changes.length === 0 && valid}>
               Discard changes
             </button>
-            <button type="submit" className="primary" disabled={save.isPending}>Save prices</button>
+            <button type="submit" className="primary" disabled={save.isPending || (valid && changes.length === 0)}>Save prices</button>
           </div>
         </div>
         <p className="muted" role="status">
