@@ -22,6 +22,7 @@ export type EdgeConfig = Pick<
   EdgeEnv,
   | 'RELAY_URL'
   | 'ACCOUNT_URL'
+  | 'CONSOLE_URL'
   | 'MAX_REQUEST_BODY_MB'
   | 'EDGE_UPSTREAM_IDLE_TIMEOUT_MS'
   | 'EDGE_UPSTREAM_CONNECT_TIMEOUT_MS'
@@ -69,6 +70,7 @@ export function buildApp(config: EdgeConfig, deps: EdgeDeps): EdgeApp {
   const upstreams = {
     relay: createUpstream('relay', config.RELAY_URL),
     account: createUpstream('account', config.ACCOUNT_URL),
+    console: createUpstream('console', config.CONSOLE_URL),
   };
   const metrics = createEdgeMetrics({ defaultMetrics: deps.defaultMetrics ?? false });
   const healthTimeoutMs = deps.healthTimeoutMs ?? 2000;
@@ -91,14 +93,15 @@ export function buildApp(config: EdgeConfig, deps: EdgeDeps): EdgeApp {
   routeProxiedPathsFirst(app, proxy, metrics);
   app.use(requestId());
   if (logger.isLevelEnabled('debug')) app.use(accessLog(logger));
-  // Ready with either service down: the edge still serves the other one and answers for the missing
-  // one with 502 in the caller's dialect, which beats every edge leaving the load balancer. Both are
+  // Ready with any service down: the edge still serves the others and answers for the missing one
+  // with 502 in the caller's dialect, which beats every edge leaving the load balancer. All are
   // reported in the detailed view, on the private listener only: the public port does not tell
-  // who asks which internal service is down, nor lets them make the edge call both at will.
+  // who asks which internal service is down, nor lets them make the edge call them at will.
   const services: HealthChecks = {
     reported: {
       relay: serviceHealthCheck(upstreams.relay.target, healthTimeoutMs),
       account: serviceHealthCheck(upstreams.account.target, healthTimeoutMs),
+      console: serviceHealthCheck(upstreams.console.target, healthTimeoutMs),
     },
   };
   app.use(healthRouter({}, { detailed: false }));
@@ -110,8 +113,7 @@ export function buildApp(config: EdgeConfig, deps: EdgeDeps): EdgeApp {
     metrics,
     metricsApp: createMetricsApp(metrics, healthDetailHandler(services, healthTimeoutMs)),
     close() {
-      upstreams.relay.agent.destroy();
-      upstreams.account.agent.destroy();
+      for (const upstream of Object.values(upstreams)) upstream.agent.destroy();
     },
   };
 }

@@ -31,6 +31,8 @@ export const edgeEnvSchema = z.object({
   EDGE_METRICS_PORT: env.port(9091),
   RELAY_URL: env.httpUrl('http://127.0.0.1:3001'),
   ACCOUNT_URL: env.httpUrl('http://127.0.0.1:3002'),
+  /** The web console's static server: every path that is not /v1, /v1beta, /api or the edge's probes. */
+  CONSOLE_URL: env.httpUrl('http://127.0.0.1:3004'),
   MAX_REQUEST_BODY_MB: env.positiveInt(32),
   /** Silence allowed on an upstream connection mid-request; generous because model streams pause. */
   EDGE_UPSTREAM_IDLE_TIMEOUT_MS: env.positiveInt(300_000),

@@ -1,6 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { UpstreamName } from '../proxy/upstreams';
 
+/** The services whose answers CORS applies to (the console is same-origin). */
+export type CorsUpstream = Exclude<UpstreamName, 'console'>;
+
 /** `CORS_ORIGINS`: any origin, or exactly these. */
 export type CorsOrigins = '*' | readonly string[];
 
@@ -82,11 +85,11 @@ export interface CorsPolicy {
    * For a request with an Origin header: answers a preflight (true), or sets the CORS headers of
    * the answer to come (false).
    */
-  handle(req: IncomingMessage, res: ServerResponse, upstream: UpstreamName, origin: string): boolean;
+  handle(req: IncomingMessage, res: ServerResponse, upstream: CorsUpstream, origin: string): boolean;
 }
 
 export function createCorsPolicy(origins: CorsOrigins): CorsPolicy {
-  const byUpstream: Record<UpstreamName, FamilyCors> = {
+  const byUpstream: Record<CorsUpstream, FamilyCors> = {
     relay: new FamilyCors(
       origins,
       false,

@@ -59,6 +59,7 @@ export function createEdgeMetrics(options: { defaultMetrics: boolean }): EdgeMet
   const responseChildren: Record<UpstreamName, Record<StatusClass, Counter.Internal>> = {
     relay: perStatusClass((cls) => responses.labels('relay', cls)),
     account: perStatusClass((cls) => responses.labels('account', cls)),
+    console: perStatusClass((cls) => responses.labels('console', cls)),
   };
   const durationChildren = Object.fromEntries(
     ROUTE_FAMILIES.map((family) => [family, perStatusClass((cls) => duration.labels(family, cls))]),

@@ -34,7 +34,7 @@ export interface EdgeProxyOptions {
 }
 
 /**
- * `/v1`, `/v1beta` -> relay and `/api` -> account: paths, headers and bodies untouched and streamed
+ * `/v1`, `/v1beta` -> relay, `/api` -> account and every other path but the edge's probes -> console: paths, headers and bodies untouched and streamed
  * both ways, errors answered in the caller's dialect.
  *
  * It works on plain `http` objects so the hot path skips Express: Express re-prototypes every
@@ -197,9 +197,10 @@ export function createEdgeProxy(options: EdgeProxyOptions): EdgeProxy {
       req.requestId = resolveRequestId(req.headers[REQUEST_ID_HEADER]);
       res.setHeader('X-Request-Id', req.requestId);
       logAccess?.(Object.assign(req, { originalUrl: req.url }) as unknown as Request, res as Response, () => {});
-      // Only browsers send Origin: SDK calls from servers skip CORS entirely.
+      // Only browsers send Origin: SDK calls from servers skip CORS entirely. The console's pages and
+      // files are loaded by the console itself, same-origin: they get no CORS headers.
       const origin = req.headers.origin;
-      if (origin !== undefined && options.cors.handle(req, res, name, origin)) return true;
+      if (origin !== undefined && name !== 'console' && options.cors.handle(req, res, name, origin)) return true;
 
       if (declaresBodyOver(req, maxBytes)) {
         options.metrics.countFailure(name, 'too_large');

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 
-export type UpstreamName = 'relay' | 'account';
+export type UpstreamName = 'relay' | 'account' | 'console';
 
 export interface Upstream {
   name: UpstreamName;
@@ -36,21 +36,33 @@ function hasPathPrefix(url: string, prefix: string): boolean {
   return Number.isNaN(next) || next === 47 || next === 63;
 }
 
-/** The public path families: the relay's two API versions, the management API, the edge's own paths. */
-export type RouteFamily = 'v1' | 'v1beta' | 'api' | 'other';
+/** The edge's own paths (its probes): exactly these, with or without a query. */
+function isExactPath(url: string, path: string): boolean {
+  if (!url.startsWith(path)) return false;
+  const next = url.charCodeAt(path.length);
+  return Number.isNaN(next) || next === 63;
+}
 
-export const ROUTE_FAMILIES: readonly RouteFamily[] = ['v1', 'v1beta', 'api', 'other'];
+/**
+ * The public path families: the relay's two API versions, the management API, the edge's own
+ * probes ('other') and the console, which gets every other path (its pages and files).
+ */
+export type RouteFamily = 'v1' | 'v1beta' | 'api' | 'other' | 'console';
 
-/** The family of a raw request URL. */
+export const ROUTE_FAMILIES: readonly RouteFamily[] = ['v1', 'v1beta', 'api', 'other', 'console'];
+
+/** The family of a raw request URL; the relay's prefixes are tested first, as the hot path. */
 export function routeFamilyOf(url: string): RouteFamily {
   if (hasPathPrefix(url, '/v1')) return 'v1';
   if (hasPathPrefix(url, '/v1beta')) return 'v1beta';
   if (hasPathPrefix(url, '/api')) return 'api';
-  return 'other';
+  if (isExactPath(url, '/healthz') || isExactPath(url, '/readyz')) return 'other';
+  return 'console';
 }
 
 /** Which service serves a family; undefined for the paths the edge answers itself. */
 export function upstreamOf(family: RouteFamily): UpstreamName | undefined {
   if (family === 'v1' || family === 'v1beta') return 'relay';
-  return family === 'api' ? 'account' : undefined;
+  if (family === 'api') return 'account';
+  return family === 'console' ? 'console' : undefined;
 }
