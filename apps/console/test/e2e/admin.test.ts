@@ -113,7 +113,8 @@ test('an edit keeps the key when its field is left empty; Disable and Enable swi
 
   await page.getByRole('status').filter({ hasText: `Channel ${CHANNEL} saved.` }).waitFor();
   const after = await stack.prisma.channel.findFirstOrThrow({ where: { name: CHANNEL } });
-  expect(after.key).toBe(before.key);
+  // Encrypted with a fresh IV on every write: an unchanged ciphertext means the key was not sent.
+  expect(after.keyEnc).toBe(before.keyEnc);
   await expect(stack.api.call('get /api/channel/:id', { params: { id: String(after.id) } })).resolves.toMatchObject({ priority: 5, settings: { responses: 'chat' } });
 
   const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: CHANNEL }) });
@@ -171,6 +172,7 @@ test('the Users page creates a user with a balance in USD and changes it', async
   await page.getByRole('button', { name: 'Promote e2e_user' }).click();
   await page.getByRole('status').filter({ hasText: 'e2e_user is now an admin.' }).waitFor();
   await expect(row.textContent()).resolves.toMatch(/Admin.*Enabled/);
+  await expect(stack.prisma.user.findFirstOrThrow({ where: { username: 'e2e_user' } })).resolves.toMatchObject({ role: 10, status: 1 });
 });
 
 test('Delete removes a user from the list after a confirmation', async () => {

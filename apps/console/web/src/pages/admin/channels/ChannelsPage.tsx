@@ -36,27 +36,28 @@ export function ChannelsPage() {
     queryFn: () => api.call('get /api/channel', { query: { p: String(page), page_size: String(PAGE_SIZE) } }),
     placeholderData: keepPreviousData,
   });
+  // Mutations refresh the list before they report, so a notice never sits beside stale rows.
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['channels'] });
 
   const test = useMutation({
-    mutationFn: async (channel: ChannelView) => ({ name: channel.name, ...(await api.call('get /api/channel/test/:id', { params: { id: String(channel.id) } })) }),
+    mutationFn: async (channel: ChannelView) => ({
+      name: channel.name,
+      ...(await api.call('get /api/channel/test/:id', { params: { id: String(channel.id) } }).finally(refresh)),
+    }),
     onMutate: () => setTestOutcome(undefined),
     onSuccess: setTestOutcome,
-    onSettled: refresh,
   });
   const setStatus = useMutation({
     mutationFn: ({ channel, status }: { channel: ChannelView; status: typeof CHANNEL_STATUS.enabled | typeof CHANNEL_STATUS.manuallyDisabled }) =>
-      api.call('put /api/channel', { body: { id: channel.id, status } }),
+      api.call('put /api/channel', { body: { id: channel.id, status } }).finally(refresh),
     onSuccess: (channel) => setNotice(`Channel ${channel.name} is ${channelStatusOf(channel.status).label.toLowerCase()}.`),
-    onSettled: refresh,
   });
   const batchDelete = useMutation({
-    mutationFn: (ids: number[]) => api.call('post /api/channel/batch', { body: { ids } }),
+    mutationFn: (ids: number[]) => api.call('post /api/channel/batch', { body: { ids } }).finally(refresh),
     onSuccess: (deleted) => {
       setSelected(new Set());
       setNotice(`Deleted ${deleted} channel${deleted === 1 ? '' : 's'}.`);
     },
-    onSettled: refresh,
   });
 
   const items = channels.data?.items ?? [];

@@ -33,8 +33,8 @@ export function PaymentsPage() {
     placeholderData: keepPreviousData,
   });
   const replay = useMutation({
-    mutationFn: (event: PaymentEventView) => api.call('post /api/payment/events/:id/replay', { params: { id: String(event.id) }, body: {} }),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['payment-events'] }),
+    mutationFn: (event: PaymentEventView) =>
+      api.call('post /api/payment/events/:id/replay', { params: { id: String(event.id) }, body: {} }).finally(() => queryClient.invalidateQueries({ queryKey: ['payment-events'] })),
   });
   function confirmReplay(event: PaymentEventView) {
     if (window.confirm(`Replay ${event.event_id}? The worker processes it again; a top-up is never credited twice.`)) replay.mutate(event);

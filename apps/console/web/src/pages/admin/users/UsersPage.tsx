@@ -52,9 +52,10 @@ export function UsersPage() {
   };
 
   const manage = useMutation({
-    mutationFn: ({ user, action }: { user: AdminUserView; action: ManageAction }) => api.call('post /api/user/manage', { body: { id: user.id, action } }),
+    // The list is refreshed before the notice shows, so the row already says what the notice does.
+    mutationFn: ({ user, action }: { user: AdminUserView; action: ManageAction }) =>
+      api.call('post /api/user/manage', { body: { id: user.id, action } }).finally(() => refresh(user)),
     onSuccess: (_result, { user, action }) => setNotice(`${user.username} ${MANAGE_ACTION_RESULTS[action]}.`),
-    onSettled: (_result, _error, { user }) => refresh(user),
   });
   function act(user: AdminUserView, action: ManageAction) {
     if (action === 'delete' && !window.confirm(`Delete ${user.username}? The account is disabled and hidden; its usage history stays.`)) return;
@@ -62,9 +63,9 @@ export function UsersPage() {
     manage.mutate({ user, action });
   }
   async function saved(user: AdminUserView, message: string) {
+    await refresh(user);
     setNotice(message);
     setEditing({ mode: 'closed' });
-    await refresh(user);
   }
 
   return (
