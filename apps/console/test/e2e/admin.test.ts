@@ -45,6 +45,11 @@ test('"Add channel" creates an OpenAI-compatible channel to the upstream', async
   await page.getByText('No channels yet').waitFor();
   await page.getByRole('button', { name: 'Add channel' }).click();
 
+  // The fields follow the type: its default base URL, and the Responses setting of type 1 only.
+  await page.getByLabel('Type').selectOption({ label: 'Anthropic (14)' });
+  await expect(page.getByLabel('Base URL').getAttribute('placeholder')).resolves.toBe('https://api.anthropic.com');
+  await expect(page.getByLabel('Responses API').count()).resolves.toBe(0);
+  await page.getByLabel('Type').selectOption({ label: 'OpenAI-compatible (1)' });
   await expect(page.getByLabel('Base URL').getAttribute('placeholder')).resolves.toBe('https://api.openai.com');
   await page.getByLabel('Name').fill(CHANNEL);
   await page.getByLabel('Base URL').fill(stack.upstream.url);
@@ -224,6 +229,20 @@ test('the Payments page lists a webhook event and replays it', async () => {
   await page.getByRole('button', { name: `Replay ${eventId}` }).click();
 
   await page.getByRole('status').filter({ hasText: new RegExp(`Event ${eventId} is (queued again|already waiting in the queue)`) }).waitFor();
+});
+
+test('an admin who is not root is told that options and prices are root-only and cannot create admins', async () => {
+  await stack.api.call('post /api/user', { body: { username: 'helper_admin', password: 'helper-admin-password', role: 10 } });
+  const adminPage = await browser.newPage('desktop');
+  await browser.signIn(adminPage, stack, 'helper_admin', 'helper-admin-password');
+  await adminPage.goto('/admin/options');
+  await adminPage.getByText('Options are root-only').waitFor();
+  await adminPage.goto('/admin/prices');
+  await adminPage.getByText('only the root user can see and change').waitFor();
+  await adminPage.goto('/admin/users');
+  await adminPage.getByRole('button', { name: 'Add user' }).click();
+  await expect(adminPage.getByLabel('Role').locator('option').allTextContents()).resolves.toEqual(['User']);
+  await adminPage.context().close();
 });
 
 describe.each(['desktop', 'phone'] as const)('screenshots at %s width', (viewport) => {
