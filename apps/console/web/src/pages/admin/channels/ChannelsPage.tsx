@@ -36,6 +36,7 @@ export function ChannelsPage() {
     queryFn: () => api.call('get /api/channel', { query: { p: String(page), page_size: String(PAGE_SIZE) } }),
     placeholderData: keepPreviousData,
   });
+  const items = channels.data?.items ?? [];
   // Mutations refresh the list before they report, so a notice never sits beside stale rows.
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['channels'] });
 
@@ -54,13 +55,14 @@ export function ChannelsPage() {
   });
   const batchDelete = useMutation({
     mutationFn: (ids: number[]) => api.call('post /api/channel/batch', { body: { ids } }).finally(refresh),
-    onSuccess: (deleted) => {
+    onSuccess: (deleted, ids) => {
       setSelected(new Set());
+      // A page emptied by the delete shows the one before it.
+      if (ids.length >= items.length && page > 1) setPage(page - 1);
       setNotice(`Deleted ${deleted} channel${deleted === 1 ? '' : 's'}.`);
     },
   });
 
-  const items = channels.data?.items ?? [];
   const allSelected = items.length > 0 && items.every((channel) => selected.has(channel.id));
 
   function toggle(id: number, on: boolean) {
