@@ -1,6 +1,9 @@
-// `pnpm start` (and `pnpm dev` with --watch): builds the apps, checks the configuration of every
-// service, checks PostgreSQL and Redis, applies migrations, then runs the four services in this
-// terminal with one merged JSON log until Ctrl-C.
+// `pnpm start` (and `pnpm dev` with --watch): builds the apps (the console's web app included), checks
+// the configuration of every service, checks PostgreSQL and Redis, applies migrations, then runs the
+// five services in this terminal with one merged JSON log until Ctrl-C. The console is then at the
+// edge's root, http://127.0.0.1:3000/. Under --watch the services restart on changes to their
+// sources, and the console's web app is built once at start: for hot reload of its pages run
+// `pnpm dev` in apps/console as well.
 //
 // Stopping. The services run in process groups of their own, so a terminal's Ctrl-C reaches only pnpm
 // and this launcher, which sends each service one SIGTERM: they drain their in-flight requests (up to
@@ -17,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const watch = process.argv.includes('--watch');
-const SERVICES = ['account', 'relay', 'worker', 'edge'];
+const SERVICES = ['account', 'relay', 'worker', 'console', 'edge'];
 /** Signals closer together than this are one Ctrl-C (the terminal's and pnpm's copy). */
 const SAME_STOP_MS = 1000;
 const PARENT_POLL_MS = 1000;
@@ -75,7 +78,13 @@ async function configurationProblems() {
 }
 
 const problems = [];
-run('pnpm', watch ? ['run', 'db:generate'] : ['run', 'build']);
+if (watch) {
+  run('pnpm', ['run', 'db:generate']);
+  // The console's server serves the built app even under --watch.
+  run('pnpm', ['--filter', '@modelgate/console', 'exec', 'vite', 'build', '--config', 'vite.config.mjs', '--logLevel', 'warn']);
+} else {
+  run('pnpm', ['run', 'build']);
+}
 problems.push(...(await configurationProblems()));
 if (problems.length === 0) {
   // The services accepted these URLs (or their defaults, the same as here).

@@ -64,8 +64,8 @@ function networksOf(service: ComposeService): string[] {
 }
 
 describe('docker-compose.yml', () => {
-  it('runs PostgreSQL, Redis, the one-shot migration and the four services', () => {
-    expect(Object.keys(services).sort()).toEqual(['account', 'edge', 'migrate', 'postgres', 'redis', 'relay', 'worker']);
+  it('runs PostgreSQL, Redis, the one-shot migration and the five services', () => {
+    expect(Object.keys(services).sort()).toEqual(['account', 'console', 'edge', 'migrate', 'postgres', 'redis', 'relay', 'worker']);
   });
 
   it('publishes a port for the edge only, and no service shares the host network', () => {
@@ -113,14 +113,21 @@ describe('docker-compose.yml', () => {
     expect(serviceNamed('edge').depends_on).toEqual({
       account: { condition: 'service_healthy' },
       relay: { condition: 'service_healthy' },
+      console: { condition: 'service_healthy' },
     });
+    // The console needs nothing but its own files.
+    expect(serviceNamed('console').depends_on).toBeUndefined();
   });
 
   it('wires the services to each other on the ports they listen on', () => {
     for (const name of SERVICES) {
       expect(serviceNamed(name).environment?.[`${name.toUpperCase()}_PORT`]).toBe(String(SERVICE_PORTS[name]));
     }
-    expect(serviceNamed('edge').environment).toMatchObject({ RELAY_URL: 'http://relay:3001', ACCOUNT_URL: 'http://account:3002' });
+    expect(serviceNamed('edge').environment).toMatchObject({
+      RELAY_URL: 'http://relay:3001',
+      ACCOUNT_URL: 'http://account:3002',
+      CONSOLE_URL: 'http://console:3004',
+    });
     for (const name of DATA_SERVICES) {
       expect(serviceNamed(name).environment).toMatchObject({
         DATABASE_URL: 'postgresql://postgres:${POSTGRES_PASSWORD}@postgres:5432/modelgate',
@@ -150,9 +157,10 @@ describe('docker-compose.yml: what each service is given and can reach', () => {
     expect(Object.keys(serviceNamed(name).environment ?? {}).sort()).toEqual(expected);
   });
 
-  it('gives each secret only to the services that use it: the edge none, the worker only its data URLs', () => {
+  it('gives each secret only to the services that use it: the edge and the console none, the worker only its data URLs', () => {
     const secretsOf = (name: string) => SECRETS.filter((key) => key in (serviceNamed(name).environment ?? {}));
     expect(secretsOf('edge')).toEqual([]);
+    expect(secretsOf('console')).toEqual([]);
     expect(secretsOf('worker')).toEqual(['DATABASE_URL', 'REDIS_URL']);
     expect(secretsOf('relay')).toEqual(['CRYPTO_SECRET', 'DATABASE_URL', 'REDIS_URL']);
     expect(secretsOf('account')).toEqual(SECRETS);
@@ -178,7 +186,7 @@ describe('docker-compose.yml: what each service is given and can reach', () => {
     for (const name of SERVICES) expect(serviceNamed(name).environment?.HOST).toBe('0.0.0.0');
   });
 
-  it('puts the edge on a network of its own with relay and account, at a fixed address they alone trust', () => {
+  it('puts the edge on a network of its own with relay, account and console, at a fixed address relay and account alone trust', () => {
     const subnet = compose.networks?.['edge-net']?.ipam?.config?.[0];
     const edgeNetworks = serviceNamed('edge').networks as Record<string, { ipv4_address?: string }>;
     expect(Object.keys(edgeNetworks)).toEqual(['edge-net']);
@@ -190,6 +198,8 @@ describe('docker-compose.yml: what each service is given and can reach', () => {
       expect(networksOf(serviceNamed(name))).toEqual(['default', 'edge-net']);
       expect(serviceNamed(name).environment?.TRUSTED_PROXIES).toBe(edgeAddress);
     }
+    // The console is reached by the edge and reaches nothing else.
+    expect(networksOf(serviceNamed('console'))).toEqual(['edge-net']);
     // The edge cannot reach PostgreSQL, Redis or the worker at all.
     for (const name of ['postgres', 'redis', 'migrate', 'worker']) expect(networksOf(serviceNamed(name))).toEqual(['default']);
     // The edge trusts a proxy in front only when the operator names one.

@@ -35,10 +35,10 @@ describe('Dockerfile', () => {
     expect(readRepoFile('scripts', 'build-app.mjs')).toContain(`target: 'node${major}'`);
   });
 
-  it('is parametrised by APP and refuses values other than the four services and migrate', () => {
+  it('is parametrised by APP and refuses values other than the five services and migrate', () => {
     for (const name of ['prune', 'build', 'runtime']) expect(args(stage(name), 'ARG')).toContain('APP');
     const prune = args(stage('prune'), 'RUN').join('\n');
-    expect(prune).toContain('edge|relay|account|worker) package="@modelgate/${APP}"');
+    expect(prune).toContain('edge|relay|account|worker|console) package="@modelgate/${APP}"');
     expect(prune).toContain('migrate) package="@modelgate/db"');
     expect(prune).toMatch(/\*\) echo .* >&2; exit 1/);
     expect(prune).toContain('turbo prune "${package}" --docker');

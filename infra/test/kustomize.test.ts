@@ -5,6 +5,7 @@ import { canConnect, isIsolated, selects, type Endpoint, type NetworkPolicy } fr
 import {
   envFileKeys,
   METRICS_PORTS,
+  METRICS_SERVICES,
   parseDockerfile,
   parseYamlDocuments,
   readRepoFile,
@@ -91,7 +92,7 @@ function envValue(container: Container, name: string): string | undefined {
   return container.env?.find((e) => e.name === name)?.value ?? configMap?.data?.[name];
 }
 
-/** The edge serves /metrics on a port of its own besides the public one. */
+/** The edge serves /metrics on a port of its own besides the public one; the others on theirs (the console none). */
 function namedPorts(name: ServiceName): { name: string; port: number }[] {
   const ports = [{ name: 'http', port: SERVICE_PORTS[name] }];
   return name === 'edge' ? [...ports, { name: 'metrics', port: METRICS_PORTS.edge }] : ports;
@@ -181,7 +182,7 @@ describe('kubectl kustomize infra/k8s', () => {
       expect(matches(deployment.spec.selector?.matchLabels ?? {}, deployment.spec.template.metadata.labels)).toBe(true);
       expect(service.spec.ports).toEqual([{ name: 'http', port: SERVICE_PORTS[deployment.metadata.name as ServiceName], targetPort: 'http' }]);
     }
-    expect(configMap?.data).toMatchObject({ RELAY_URL: 'http://relay:3001', ACCOUNT_URL: 'http://account:3002' });
+    expect(configMap?.data).toMatchObject({ RELAY_URL: 'http://relay:3001', ACCOUNT_URL: 'http://account:3002', CONSOLE_URL: 'http://console:3004' });
   });
 
   it('serves the edge metrics through a separate cluster-internal Service, so exposing `edge` publishes only the public port', () => {
@@ -197,7 +198,7 @@ describe('kubectl kustomize infra/k8s', () => {
     expect(configMap?.data).not.toHaveProperty('EDGE_TRUST_PROXY_HOPS');
   });
 
-  it.each(SERVICES)('%s: pods ask Prometheus to scrape /metrics on the port that serves it', (name) => {
+  it.each(METRICS_SERVICES)('%s: pods ask Prometheus to scrape /metrics on the port that serves it', (name) => {
     const template = find<Workload>('Deployment', name).spec.template;
     expect(template.metadata.annotations).toEqual({
       'prometheus.io/scrape': 'true',
@@ -207,6 +208,10 @@ describe('kubectl kustomize infra/k8s', () => {
     const container = containerOf(find<Workload>('Deployment', name));
     expect(container.ports?.map((port) => port.containerPort)).toContain(METRICS_PORTS[name]);
     if (name === 'edge') expect(envValue(container, 'EDGE_METRICS_PORT')).toBe(String(METRICS_PORTS.edge));
+  });
+
+  it('does not ask Prometheus to scrape the console, which serves no /metrics', () => {
+    expect(find<Workload>('Deployment', 'console').spec.template.metadata.annotations).toBeUndefined();
   });
 
   it('autoscales the edge and the relay, which then own their replica counts', () => {
@@ -219,7 +224,7 @@ describe('kubectl kustomize infra/k8s', () => {
       // A fixed `replicas` would be reset by every `kubectl apply`, fighting the autoscaler.
       expect(find<Workload>('Deployment', name).spec.replicas).toBeUndefined();
     }
-    for (const name of ['account', 'worker']) expect(find<Workload>('Deployment', name).spec.replicas).toBeGreaterThanOrEqual(2);
+    for (const name of ['account', 'worker', 'console']) expect(find<Workload>('Deployment', name).spec.replicas).toBeGreaterThanOrEqual(2);
   });
 
   it('limits voluntary disruptions to one pod at a time for every Deployment', () => {
@@ -259,8 +264,9 @@ describe('kubectl kustomize infra/k8s', () => {
     ]);
   });
 
-  it('starts the edge without waiting for migrations: it reads no database', () => {
+  it('starts the edge and the console without waiting for migrations: they read no database', () => {
     expect(find<Workload>('Deployment', 'edge').spec.template.spec.initContainers).toBeUndefined();
+    expect(find<Workload>('Deployment', 'console').spec.template.spec.initContainers).toBeUndefined();
   });
 
   it('lets the next release re-create the migrate Job: a finished Job deletes itself', () => {
@@ -284,10 +290,12 @@ describe('kubectl kustomize infra/k8s', () => {
         expect(documentedKeys).toContain(valueFrom.secretKeyRef.key);
       }
     }
-    // The edge holds no credentials.
-    const edge = containerOf(find<Workload>('Deployment', 'edge'));
-    expect(edge.envFrom).toEqual([{ configMapRef: { name: configMap?.metadata.name } }]);
-    expect(edge.env?.some((e) => e.valueFrom)).toBe(false);
+    // The edge and the console hold no credentials.
+    for (const name of ['edge', 'console']) {
+      const container = containerOf(find<Workload>('Deployment', name));
+      expect(container.envFrom).toEqual([{ configMapRef: { name: configMap?.metadata.name } }]);
+      expect(container.env?.some((e) => e.valueFrom)).toBe(false);
+    }
   });
 });
 
@@ -336,21 +344,17 @@ describe('kubectl kustomize infra/k8s: NetworkPolicies', () => {
 
   it('limits the edge to the services behind it (and DNS)', () => {
     const edge = pod('edge');
-    expect(names(pods.filter((target) => Object.values(target.ports).some((port) => canConnect(policies, edge, target, port))))).toEqual(['relay', 'account']);
+    expect(names(pods.filter((target) => Object.values(target.ports).some((port) => canConnect(policies, edge, target, port))))).toEqual(['relay', 'account', 'console']);
     expect([database, provider].flatMap((target) => [5432, 6379, 443].filter((port) => canConnect(policies, edge, target, port)))).toEqual([]);
     expect(canConnect(policies, edge, resolver, 53, 'UDP')).toBe(true);
   });
 
-  it('puts a new service behind the edge (the console) with one label in its pod template', () => {
-    const console: Endpoint = {
-      kind: 'pod',
-      name: 'console',
-      namespace: 'modelgate',
-      labels: { 'app.kubernetes.io/name': 'console', 'app.kubernetes.io/part-of': 'modelgate', 'modelgate/reached-through': 'edge' },
-      ports: { http: 3004 },
-    };
-    expect(names(everyone.filter((source) => canConnect(policies, source, console, 3004)))).toEqual(['prometheus', 'edge']);
-    expect(canConnect(policies, pod('edge'), console, 3004)).toBe(true);
+  it('lets only the edge reach the console (and Prometheus its port, where there is no /metrics)', () => {
+    expect(names(everyone.filter((source) => canConnect(policies, source, pod('console'), SERVICE_PORTS.console)))).toEqual(['prometheus', 'edge']);
+    // And the console reaches nothing but DNS.
+    const console = pod('console');
+    expect(names(pods.filter((target) => Object.values(target.ports).some((port) => canConnect(policies, console, target, port))))).toEqual([]);
+    expect([database, provider].flatMap((target) => [5432, 6379, 443].filter((port) => canConnect(policies, console, target, port)))).toEqual([]);
   });
 
   it('lets only relay, account and worker reach Redis, and those and the migrate Job PostgreSQL', () => {

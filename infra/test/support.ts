@@ -7,11 +7,15 @@ import { join, resolve } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 
 export const REPO_ROOT = resolve(__dirname, '..', '..');
-export const SERVICES = ['edge', 'relay', 'account', 'worker'] as const;
+export const SERVICES = ['edge', 'relay', 'account', 'worker', 'console'] as const;
 export type ServiceName = (typeof SERVICES)[number];
-export const SERVICE_PORTS: Record<ServiceName, number> = { edge: 3000, relay: 3001, account: 3002, worker: 3003 };
-/** Where `/metrics` is served: each service's own port, except the edge's (public) one. */
-export const METRICS_PORTS: Record<ServiceName, number> = { ...SERVICE_PORTS, edge: 9091 };
+export const SERVICE_PORTS: Record<ServiceName, number> = { edge: 3000, relay: 3001, account: 3002, worker: 3003, console: 3004 };
+/**
+ * The services with Prometheus `/metrics`, and where: each one's own port, except the edge's (public)
+ * one. The console has none: every path of its port is reachable through the edge.
+ */
+export const METRICS_SERVICES = ['edge', 'relay', 'account', 'worker'] as const;
+export const METRICS_PORTS: Record<(typeof METRICS_SERVICES)[number], number> = { edge: 9091, relay: 3001, account: 3002, worker: 3003 };
 
 export function repoPath(...parts: string[]): string {
   return join(REPO_ROOT, ...parts);

@@ -1,4 +1,4 @@
-// `pnpm start` as a user runs it: pnpm, the launcher and the four services as real processes, on the
+// `pnpm start` as a user runs it: pnpm, the launcher and the five services as real processes, on the
 // run's private database and Redis prefix and on free ports, stopped the ways a terminal and a
 // supervisor stop them.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -26,7 +26,7 @@ const launched: number[] = [];
 
 interface Launch {
   pnpm: ChildProcess;
-  /** The processes under pnpm once ready: the launcher and the four services (and pnpm's shell, if any). */
+  /** The processes under pnpm once ready: the launcher and the five services (and pnpm's shell, if any). */
   processes: number[];
   edgeUrl: string;
   output(): string;
@@ -53,7 +53,7 @@ function send(url: string, options: { method?: string; headers?: Record<string, 
 
 /** `pnpm start` in a process group of its own (as a terminal runs it), ready to take requests. */
 async function launch(): Promise<Launch> {
-  const [edge, edgeMetrics, relay, account, worker] = await Promise.all(Array.from({ length: 5 }, () => freePort()));
+  const [edge, edgeMetrics, relay, account, worker, consoleServer] = await Promise.all(Array.from({ length: 6 }, () => freePort()));
   const pnpm = spawn('pnpm', ['start'], {
     cwd: REPO_ROOT,
     detached: true,
@@ -65,8 +65,10 @@ async function launch(): Promise<Launch> {
       RELAY_PORT: String(relay),
       ACCOUNT_PORT: String(account),
       WORKER_PORT: String(worker),
+      CONSOLE_PORT: String(consoleServer),
       RELAY_URL: `http://127.0.0.1:${relay}`,
       ACCOUNT_URL: `http://127.0.0.1:${account}`,
+      CONSOLE_URL: `http://127.0.0.1:${consoleServer}`,
       LOG_LEVEL: 'warn',
     },
   });
@@ -83,7 +85,7 @@ async function launch(): Promise<Launch> {
     await waitFor(async () => {
       if (exited) throw new Error(`pnpm start exited:\n${output.slice(-3000)}`);
       const ready = await Promise.all(
-        [edge, relay, account, worker].map((port) => send(`http://127.0.0.1:${port}/readyz`).then((r) => r.status === 200, () => false)),
+        [edge, relay, account, worker, consoleServer].map((port) => send(`http://127.0.0.1:${port}/readyz`).then((r) => r.status === 200, () => false)),
       );
       return ready.every(Boolean);
     }, 'pnpm start to be ready', 40_000, 200);
@@ -173,8 +175,11 @@ afterAll(async () => {
   await prisma?.$disconnect();
 });
 
-it('Ctrl-C (SIGINT to the process group) lets a 3-second request finish, then exits 0 without ELIFECYCLE', async () => {
+it('serves the built console at the edge, and Ctrl-C (SIGINT to the process group) lets a 3-second request finish, then exits 0 without ELIFECYCLE', async () => {
   const started = await launch();
+  const page = await send(`${started.edgeUrl}/keys`);
+  expect(page.status).toBe(200);
+  expect(page.body).toContain('<div id="root"></div>');
   const { answer } = await startSlowCompletion(started.edgeUrl);
   const interruptedAt = Date.now();
   process.kill(-(started.pnpm.pid as number), 'SIGINT');
@@ -189,8 +194,8 @@ it('Ctrl-C (SIGINT to the process group) lets a 3-second request finish, then ex
 it('SIGTERM to the pnpm process alone stops the launcher and every service, draining first', async () => {
   const started = await launch();
   const { processes } = started;
-  // The launcher and the four services.
-  expect(processes.length).toBeGreaterThanOrEqual(5);
+  // The launcher and the five services.
+  expect(processes.length).toBeGreaterThanOrEqual(6);
   const { answer } = await startSlowCompletion(started.edgeUrl);
   process.kill(started.pnpm.pid as number, 'SIGTERM');
 
@@ -211,7 +216,7 @@ it('reports every configuration problem of every service at once, before startin
   const pnpm = spawn('pnpm', ['start'], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, REDIS_URL: 'not-a-url', EDGE_PORT: 'abc', SESSION_SECRET: 'short', CRYPTO_SECRET: '', NODE_ENV: 'production' },
+    env: { ...process.env, REDIS_URL: 'not-a-url', EDGE_PORT: 'abc', CONSOLE_PORT: 'abc', SESSION_SECRET: 'short', CRYPTO_SECRET: '', NODE_ENV: 'production' },
   });
   let output = '';
   pnpm.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
@@ -224,6 +229,7 @@ it('reports every configuration problem of every service at once, before startin
     [
       '  - CRYPTO_SECRET: is required in production (account, relay)',
       '  - EDGE_PORT: Invalid input: expected number, received NaN (edge)',
+      '  - CONSOLE_PORT: Invalid input: expected number, received NaN (console)',
       '  - REDIS_URL: must be a URL (redis: or rediss:) (account, relay, worker)',
       '  - SESSION_SECRET: must be at least 32 characters (account)',
     ].sort(),

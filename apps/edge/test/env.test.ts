@@ -7,6 +7,7 @@ describe('edge environment', () => {
       EDGE_PORT: 3000,
       RELAY_URL: 'http://127.0.0.1:3001',
       ACCOUNT_URL: 'http://127.0.0.1:3002',
+      CONSOLE_URL: 'http://127.0.0.1:3004',
       MAX_REQUEST_BODY_MB: 32,
       EDGE_UPSTREAM_IDLE_TIMEOUT_MS: 300_000,
       HOST: '127.0.0.1',

@@ -15,7 +15,8 @@ const GEMINI_PATHS = ['/v1beta/models/gemini-2.5-flash:generateContent', '/v1/mo
 function expectDialect(path: string, body: unknown, status: number, code: string, grpc: string, requestId: string) {
   if (path.startsWith('/v1/messages')) {
     expect(body).toEqual({ type: 'error', error: { type: status === 413 ? 'request_too_large' : 'api_error', message: expect.any(String) } });
-  } else if (path.startsWith('/api')) {
+  } else if (!path.startsWith('/v1')) {
+    // /api, and the console's pages
     expect(body).toEqual({ success: false, message: expect.any(String), code });
   } else if (path.startsWith('/v1beta') || /^\/v1\/models\/[^/]+:(streamG|g)enerateContent/.test(path)) {
     expect(body).toEqual({ error: { code: status, message: expect.any(String), status: grpc } });
@@ -36,11 +37,15 @@ describe('a stopped service', () => {
   beforeAll(async () => {
     const relay = await startStandIn();
     await relay.stop();
-    edge = await startEdge({ RELAY_URL: relay.url, ACCOUNT_URL: `http://127.0.0.1:${await freePort()}` });
+    edge = await startEdge({
+      RELAY_URL: relay.url,
+      ACCOUNT_URL: `http://127.0.0.1:${await freePort()}`,
+      CONSOLE_URL: `http://127.0.0.1:${await freePort()}`,
+    });
   });
   afterAll(() => edge.stop());
 
-  it.each(['/v1/completions', ...GEMINI_PATHS, '/v1/messages?beta=true', '/api/user/self'])('%s: 502 JSON in the dialect, quickly', async (path) => {
+  it.each(['/v1/completions', ...GEMINI_PATHS, '/v1/messages?beta=true', '/api/user/self', '/keys'])('%s: 502 JSON in the dialect, quickly', async (path) => {
     const started = Date.now();
     const res = await httpRequest(`${edge.url}${path}`, {
       method: 'POST',

@@ -9,7 +9,8 @@ it('logs no credential, and every access and failure line carries the request id
   const lines: string[] = [];
   const logger = createLogger({ service: 'edge', level: 'trace', destination: { write: (line: string) => lines.push(line) } });
   const relay = await startStandIn();
-  const edge = await startEdge({ RELAY_URL: relay.url, ACCOUNT_URL: `http://127.0.0.1:${await freePort()}` }, logger);
+  // The stand-in answers as the console too.
+  const edge = await startEdge({ RELAY_URL: relay.url, ACCOUNT_URL: `http://127.0.0.1:${await freePort()}`, CONSOLE_URL: relay.url }, logger);
   const secrets = {
     bearer: 'sk-edge-bearer-SECRET-0c4f',
     goog: 'AIza-edge-goog-SECRET-77aa',
@@ -25,10 +26,12 @@ it('logs no credential, and every access and failure line carries the request id
       // The account service is down: the edge answers 502 itself and logs the failure.
       await httpRequest(`${edge.url}/api/user/self?access_token=${secrets.accessToken}`, { headers: { cookie: `session=${secrets.cookie}` } }),
       await httpRequest(`${edge.url}/api/stripe/webhook`, { method: 'POST', body: '{}', headers: { 'stripe-signature': `t=1,v1=${secrets.signature}` } }),
-      await httpRequest(`${edge.url}/nowhere?key=${secrets.queryKey}`),
+      await httpRequest(`${edge.url}/keys?key=${secrets.queryKey}`),
+      // Answered by the edge itself.
+      await httpRequest(`${edge.url}/readyz?key=${secrets.queryKey}`, { method: 'POST', body: '{}' }),
     ] as const;
     for (const res of sent) await res.body.dump();
-    expect(sent.map((res) => res.statusCode)).toEqual([200, 200, 502, 502, 404]);
+    expect(sent.map((res) => res.statusCode)).toEqual([200, 200, 502, 502, 200, 404]);
 
     const text = lines.join('');
     for (const [name, secret] of Object.entries(secrets)) expect({ name, logged: text.includes(secret) }).toEqual({ name, logged: false });

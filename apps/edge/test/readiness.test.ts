@@ -1,23 +1,26 @@
 // Issue 11: the edge's readiness no longer depends on the relay or the account service (an outage
-// of either took every edge out of the load balancer, model traffic included); both are reported
-// in the detailed view, which only the private listener serves.
+// of either took every edge out of the load balancer, model traffic included); they, and the
+// console (issue 14), are reported in the detailed view, which only the private listener serves.
 import request from 'supertest';
 import { startEdge, type RunningEdge } from './support/edge';
 import { freePort, startStandIn, type StandInService } from './support/stand-in-service';
 
 let relay: StandInService;
 let account: StandInService;
+let consoleServer: StandInService;
 beforeAll(async () => {
   relay = await startStandIn();
   account = await startStandIn();
+  consoleServer = await startStandIn();
 });
 afterAll(async () => {
   await relay.stop();
   await account.stop();
+  await consoleServer.stop();
 });
 
 async function withEdge(relayUrl: string, accountUrl: string, run: (edge: RunningEdge) => Promise<void>) {
-  const edge = await startEdge({ RELAY_URL: relayUrl, ACCOUNT_URL: accountUrl });
+  const edge = await startEdge({ RELAY_URL: relayUrl, ACCOUNT_URL: accountUrl, CONSOLE_URL: consoleServer.url });
   try {
     await run(edge);
   } finally {
@@ -38,9 +41,9 @@ describe('GET /readyz (public)', () => {
     });
   });
 
-  it('is 200 with the relay down too, and asks neither service', async () => {
+  it('is 200 with the relay down too, and asks no service', async () => {
     const port = await freePort();
-    const before = relay.received.length + account.received.length;
+    const before = relay.received.length + account.received.length + consoleServer.received.length;
     await withEdge(`http://127.0.0.1:${port}`, `http://127.0.0.1:${port}`, async (edge) => {
       expect((await request(edge.edge.app).get('/readyz')).status).toBe(200);
       const completion = await request(edge.edge.app).post('/v1/completions').send({ model: 'm' });
@@ -48,12 +51,12 @@ describe('GET /readyz (public)', () => {
       expect(completion.body.error).toMatchObject({ type: 'upstream_error' });
       expect((await request(edge.edge.app).get('/healthz')).status).toBe(200);
     });
-    expect(relay.received.length + account.received.length).toBe(before);
+    expect(relay.received.length + account.received.length + consoleServer.received.length).toBe(before);
   });
 
-  it('serves no detailed view on the public port', async () => {
+  it('serves no detailed view on the public port: /health there is a console path', async () => {
     await withEdge(relay.url, account.url, async (edge) => {
-      expect((await request(edge.edge.app).get('/health')).status).toBe(404);
+      expect((await request(edge.edge.app).get('/health')).body).toEqual({ method: 'GET', url: '/health', bodyBytes: 0 });
     });
   });
 });
@@ -68,12 +71,14 @@ describe('GET /health (private listener)', () => {
         checks: {
           relay: { status: 'ok', required: false, latency_ms: expect.any(Number) },
           account: { status: 'ok', required: false, latency_ms: expect.any(Number) },
+          console: { status: 'ok', required: false, latency_ms: expect.any(Number) },
         },
       });
       expect(JSON.stringify(res.body)).not.toMatch(/127\.0\.0\.1|http:|localhost/);
     });
     expect(relay.received.some((r) => r.url === '/readyz')).toBe(true);
     expect(account.received.some((r) => r.url === '/readyz')).toBe(true);
+    expect(consoleServer.received.some((r) => r.url === '/readyz')).toBe(true);
   });
 
   it('says degraded, still 200, when a service is down or not ready', async () => {

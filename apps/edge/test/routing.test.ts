@@ -9,6 +9,7 @@ const stack = useEdgeBetweenStandIns();
 beforeEach(() => {
   stack.relay.received.length = 0;
   stack.account.received.length = 0;
+  stack.console.received.length = 0;
 });
 
 describe('routing', () => {
@@ -20,15 +21,18 @@ describe('routing', () => {
     ['/api/user/self', 'account'],
     ['/api/log/self?p=2&page_size=5&type=2', 'account'],
     ['/api/stripe/webhook', 'account'],
+    ['/', 'console'],
+    ['/keys?p=2', 'console'],
+    ['/assets/index-B1a2c3.js', 'console'],
   ])('%s reaches the %s service with path and query unchanged', async (path, serviceName) => {
     const res = await httpRequest(`${stack.edge.url}${path}`, { method: 'POST', body: '{}', dispatcher: stack.client });
     expect(res.statusCode).toBe(200);
     expect(await res.body.json()).toMatchObject({ url: path, method: 'POST' });
 
-    const target = serviceName === 'relay' ? stack.relay : stack.account;
-    const other = serviceName === 'relay' ? stack.account : stack.relay;
-    expect(target.received.map((r) => r.url)).toEqual([path]);
-    expect(other.received).toHaveLength(0);
+    const services = { relay: stack.relay, account: stack.account, console: stack.console };
+    for (const [name, service] of Object.entries(services)) {
+      expect(service.received.map((r) => r.url)).toEqual(name === serviceName ? [path] : []);
+    }
   });
 
   it('keeps the method and passes upstream status codes and headers back', async () => {
@@ -42,15 +46,24 @@ describe('routing', () => {
     expect(res.headers['set-cookie']).toEqual(['session=abc; HttpOnly']);
   });
 
-  it('does not treat look-alike prefixes as proxied paths', async () => {
-    for (const path of ['/v1x', '/v2/completions', '/apix/user', '/', '/V1/completions']) {
+  it('sends look-alike prefixes and every other path to the console, not to the relay or the account service', async () => {
+    const paths = ['/v1x', '/v2/completions', '/apix/user', '/V1/completions', '/healthzx', '/readyz/more', '/metrics', '/health'];
+    for (const path of paths) {
       const res = await request(stack.edge.edge.app).get(path);
-      expect(res.status).toBe(404);
-      expect(res.headers['content-type']).toMatch(/application\/json/);
-      expect(res.body).toEqual({ success: false, message: `no route for GET ${path}`, code: 'not_found' });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ method: 'GET', url: path, bodyBytes: 0 });
     }
+    expect(stack.console.received.map((r) => r.url)).toEqual(paths);
     expect(stack.relay.received).toHaveLength(0);
     expect(stack.account.received).toHaveLength(0);
+  });
+
+  it('answers its own probes, and other methods on them with a 404 envelope', async () => {
+    expect((await request(stack.edge.edge.app).get('/readyz?full=1')).status).toBe(200);
+    const res = await request(stack.edge.edge.app).post('/healthz');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ success: false, message: 'no route for POST /healthz', code: 'not_found' });
+    expect(stack.console.received).toHaveLength(0);
   });
 
   it('answers /healthz itself', async () => {
@@ -68,10 +81,11 @@ describe('routing', () => {
     expect(res.text).toMatch(/edge_proxied_responses_total\{upstream="relay",status_class="2xx"\} [1-9]/);
     expect((await request(stack.edge.edge.metricsApp).get('/v1/models')).status).toBe(404);
 
-    // The public port answers /metrics like any unknown path.
+    // On the public port /metrics is a console path like any other.
     const publicMetrics = await httpRequest(`${stack.edge.url}/metrics`, { dispatcher: stack.client });
-    expect(publicMetrics.statusCode).toBe(404);
-    expect(await publicMetrics.body.json()).toEqual({ success: false, message: 'no route for GET /metrics', code: 'not_found' });
+    expect(await publicMetrics.body.json()).toEqual({ method: 'GET', url: '/metrics', bodyBytes: 0 });
+    const exposition = (await request(stack.edge.edge.metricsApp).get('/metrics')).text;
+    expect(exposition).toMatch(/edge_proxied_responses_total\{upstream="console",status_class="2xx"\} [1-9]/);
   });
 });
 
@@ -88,7 +102,7 @@ describe('edge latency histogram', () => {
       ['/v1beta/models', 'v1beta', '2xx'],
       ['/api/token/9', 'api', '4xx'],
       ['/healthz', 'other', '2xx'],
-      ['/nothing-here', 'other', '4xx'],
+      ['/nothing-here', 'console', '2xx'],
     ];
     const before = await Promise.all(cases.map(([, route, statusClass]) => count(route, statusClass)));
     for (const [path] of cases) await httpRequest(`${stack.edge.url}${path}`, { dispatcher: stack.client }).then((r) => r.body.dump());
@@ -140,7 +154,7 @@ describe('request ids', () => {
   });
 
   it('is on edge-made responses too (404)', async () => {
-    const res = await request(stack.edge.edge.app).get('/nowhere').set('X-Request-Id', 'trace-404');
+    const res = await request(stack.edge.edge.app).post('/readyz').set('X-Request-Id', 'trace-404');
     expect(res.status).toBe(404);
     expect(res.headers['x-request-id']).toBe('trace-404');
   });

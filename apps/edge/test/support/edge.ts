@@ -34,24 +34,27 @@ export async function startEdge(env: Record<string, string>, logger?: Logger): P
 export interface EdgeBetweenStandIns {
   relay: StandInService;
   account: StandInService;
+  console: StandInService;
   edge: RunningEdge;
   /** A keep-alive client for the file's requests. */
   client: Agent;
 }
 
-/** Registers hooks that run an edge in front of two stand-in services for a test file's tests. */
+/** Registers hooks that run an edge in front of three stand-in services (relay, account, console) for a test file's tests. */
 export function useEdgeBetweenStandIns(): EdgeBetweenStandIns {
   const stack = { client: new Agent() } as EdgeBetweenStandIns;
   beforeAll(async () => {
     stack.relay = await startStandIn();
     stack.account = await startStandIn();
-    stack.edge = await startEdge({ RELAY_URL: stack.relay.url, ACCOUNT_URL: stack.account.url });
+    stack.console = await startStandIn();
+    stack.edge = await startEdge({ RELAY_URL: stack.relay.url, ACCOUNT_URL: stack.account.url, CONSOLE_URL: stack.console.url });
   });
   afterAll(async () => {
     await stack.client.close();
     await stack.edge.stop();
     await stack.relay.stop();
     await stack.account.stop();
+    await stack.console.stop();
   });
   return stack;
 }

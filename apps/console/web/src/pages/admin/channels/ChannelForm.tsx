@@ -1,0 +1,105 @@
+import { zodResolver } from '@hookform/resolvers/zod';
+import type { ChannelView } from '@modelgate/schemas/api';
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useForm, useWatch } from 'react-hook-form';
+import { api } from '../../../api';
+import { CheckboxField, InputField, SelectField, TextAreaField } from '../../../components/Field';
+import { ErrorAlert } from '../../../components/feedback';
+import { CHANNEL_TYPES, isChannelType } from '../schema-facts';
+import {
+  channelFormDefaults,
+  type ChannelFormInput,
+  type ChannelFormOutput,
+  channelFormSchema,
+  createBodyOf,
+  updateBodyOf,
+} from './channel-form';
+
+/** Create a channel, or edit `channel` (PUT): type-specific fields follow the type select. */
+export function ChannelForm({ channel, onSaved, onCancel }: { channel?: ChannelView; onSaved: (channel: ChannelView) => void; onCancel: () => void }) {
+  const queryClient = useQueryClient();
+  const creating = !channel;
+  const form = useForm<ChannelFormInput, unknown, ChannelFormOutput>({
+    resolver: zodResolver(channelFormSchema(creating)),
+    defaultValues: channelFormDefaults(channel),
+  });
+  const [error, setError] = useState<unknown>();
+  const submit = form.handleSubmit(async (values) => {
+    setError(undefined);
+    try {
+      const saved = channel
+        ? await api.call('put /api/channel', { body: updateBodyOf(channel.id, values) })
+        : await api.call('post /api/channel', { body: createBodyOf(values) });
+      await queryClient.invalidateQueries({ queryKey: ['channels'] });
+      onSaved(saved);
+    } catch (err) {
+      setError(err);
+    }
+  });
+  const { errors, isSubmitting } = form.formState;
+  const type = Number(useWatch({ control: form.control, name: 'type' }));
+  const facts = isChannelType(type) ? CHANNEL_TYPES[type] : undefined;
+  const title = channel ? `Edit channel ${channel.name}` : 'Add a channel';
+
+  return (
+    <form className="panel channel-form" onSubmit={(event) => void submit(event)} noValidate aria-label={title}>
+      <h2>{title}</h2>
+      <ErrorAlert error={error} />
+      <div className="form-grid">
+        <InputField label="Name" autoFocus autoComplete="off" error={errors.name && 'Enter a name of up to 100 characters'} {...form.register('name')} />
+        <SelectField label="Type" error={errors.type?.message} {...form.register('type', { valueAsNumber: true })}>
+          {Object.values(CHANNEL_TYPES).map((facts) => <option key={facts.type} value={facts.type}>{facts.label} ({facts.type})</option>)}
+        </SelectField>
+        <InputField
+          label="Base URL"
+          type="url"
+          placeholder={facts?.defaultBaseUrl}
+          hint={facts ? `Empty: ${facts.defaultBaseUrl}` : undefined}
+          error={errors.base_url?.message}
+          {...form.register('base_url')}
+        />
+        <InputField
+          label="Key"
+          type="password"
+          autoComplete="new-password"
+          hint={channel ? 'Never shown again. Leave empty to keep the stored key.' : 'The upstream account’s API key; stored encrypted.'}
+          error={errors.key?.message}
+          {...form.register('key')}
+        />
+        <InputField label="Models" autoComplete="off" hint="Comma-separated, e.g. gpt-4o-mini, gpt-4o" error={errors.models?.message} {...form.register('models')} />
+        <InputField label="Groups" autoComplete="off" hint="Comma-separated user groups this channel serves" error={errors.groups?.message} {...form.register('groups')} />
+        <InputField label="Priority" type="number" step={1} hint="Higher is tried first" error={errors.priority && 'Enter a whole number'} {...form.register('priority', { valueAsNumber: true })} />
+        <InputField
+          label="Weight"
+          type="number"
+          min={0}
+          step={1}
+          hint="Share of calls within the same priority"
+          error={errors.weight && 'Enter a whole number of 0 or more'}
+          {...form.register('weight', { valueAsNumber: true })}
+        />
+        {facts?.settings.includes('responses') && (
+          <SelectField label="Responses API" hint="How /v1/responses calls reach this upstream: passed through, or translated to /v1/chat/completions" {...form.register('responses')}>
+            <option value="native">Native (default)</option>
+            <option value="chat">Via chat completions</option>
+          </SelectField>
+        )}
+      </div>
+      <TextAreaField
+        label="Model mapping"
+        className="mono"
+        spellCheck={false}
+        placeholder='{"gpt-4o-mini": "openai/gpt-4o-mini"}'
+        hint="Optional JSON object: the model clients ask for → the model sent upstream"
+        error={errors.model_mapping?.message}
+        {...form.register('model_mapping')}
+      />
+      <CheckboxField label="Auto-disable" hint="Disable the channel when its upstream rejects the key or reports exhausted quota" {...form.register('auto_ban')} />
+      <div className="row">
+        <button type="submit" className="primary" disabled={isSubmitting}>{channel ? 'Save channel' : 'Create channel'}</button>
+        <button type="button" onClick={onCancel}>Cancel</button>
+      </div>
+    </form>
+  );
+}

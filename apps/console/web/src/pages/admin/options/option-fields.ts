@@ -1,0 +1,80 @@
+import { OPTION_KEYS, type OptionKey } from '../schema-facts';
+
+/**
+ * How the Options page edits each option (docs/api.md 3.4). The service validates every value and
+ * answers 400 with the reason; these only pick the control and say what the option does.
+ */
+export type OptionControl =
+  /** An integer amount of quota: the USD it is worth is shown beside it. */
+  | 'quota'
+  | 'integer'
+  | 'decimal'
+  | 'boolean'
+  | 'text'
+  /** A JSON object of name -> number, edited as JSON text. */
+  | 'ratio-map'
+  /** Write-only: GET /api/option leaves it out, so it is never shown back. */
+  | 'secret';
+
+export const OPTION_SECTIONS = ['Money and prices', 'Relay', 'Accounts', 'Stripe top-ups'] as const;
+export type OptionSection = (typeof OPTION_SECTIONS)[number];
+
+export interface OptionField {
+  section: OptionSection;
+  control: OptionControl;
+  description: string;
+}
+
+export const OPTION_FIELDS: Record<OptionKey, OptionField> = {
+  QuotaPerUnit: {
+    section: 'Money and prices',
+    control: 'integer',
+    description: 'Quota units in USD 1. Top-ups credit amount × this, and balances are shown in USD with it; changing it changes what every balance is worth.',
+  },
+  ModelRatio: {
+    section: 'Money and prices',
+    control: 'ratio-map',
+    description: 'Model → input price as a ratio (1 = USD 2 per 1M tokens). A model not listed is refused. Easier to edit on the Prices page.',
+  },
+  CompletionRatio: { section: 'Money and prices', control: 'ratio-map', description: 'Model → output price as a multiple of the input price (1 when not listed).' },
+  CacheRatio: { section: 'Money and prices', control: 'ratio-map', description: 'Model → cached input price as a multiple of the input price (1 when not listed).' },
+  CacheCreationRatio: {
+    section: 'Money and prices',
+    control: 'ratio-map',
+    description: 'Model → cache-write price as a multiple of the input price (when not listed: 1.25 for claude-* models, else 1).',
+  },
+  GroupRatio: { section: 'Money and prices', control: 'ratio-map', description: 'User group → multiplier on every price (1 for a group not listed).' },
+  RetryTimes: {
+    section: 'Relay',
+    control: 'integer',
+    description: 'Extra attempts on other channels when a call fails before anything was sent to the client (0 to 10).',
+  },
+  RegisterEnabled: { section: 'Accounts', control: 'boolean', description: 'Whether people may create their own account on the sign-in page.' },
+  QuotaForNewUser: { section: 'Accounts', control: 'quota', description: 'Quota every new account starts with.' },
+  QuotaForInviter: { section: 'Accounts', control: 'quota', description: 'Quota added to an inviter’s affiliate balance for each account created with their link.' },
+  QuotaForInvitee: { section: 'Accounts', control: 'quota', description: 'Extra quota for an account created with an invitation link.' },
+  StripeApiSecret: { section: 'Stripe top-ups', control: 'secret', description: 'Stripe secret API key (sk_…), used to create checkout sessions.' },
+  StripeWebhookSecret: {
+    section: 'Stripe top-ups',
+    control: 'secret',
+    description: 'Signing secret (whsec_…) of the Stripe webhook endpoint that points at /api/stripe/webhook.',
+  },
+  StripePriceId: { section: 'Stripe top-ups', control: 'text', description: 'Stripe price (price_…) of one top-up unit (USD 1 of quota).' },
+  StripeUnitPrice: { section: 'Stripe top-ups', control: 'decimal', description: 'What one unit costs in the checkout currency, for the amounts shown in top-up history.' },
+  StripeMinTopUp: { section: 'Stripe top-ups', control: 'integer', description: 'The smallest top-up, in units (USD).' },
+};
+
+/** The keys of a section, in the order of the schema's definitions. */
+export function optionKeysOf(section: OptionSection): OptionKey[] {
+  return OPTION_KEYS.filter((key) => OPTION_FIELDS[key].section === section);
+}
+
+/** A stored ratio map as indented JSON for its text area; other text as it is. */
+export function editableText(control: OptionControl, stored: string): string {
+  if (control !== 'ratio-map') return stored;
+  try {
+    return JSON.stringify(JSON.parse(stored), null, 2);
+  } catch {
+    return stored;
+  }
+}
