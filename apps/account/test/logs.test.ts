@@ -87,7 +87,7 @@ describe('GET /api/log/self', () => {
     expect(adminItem?.other).toEqual(billing);
   });
 
-  it('filters by type, model name and time range (unix seconds, inclusive)', async () => {
+  it('filters by type, model name, key name and time range (unix seconds, inclusive)', async () => {
     const user = await loggedInUser(account);
     await writeLogs(prisma, user, ['gpt-4o-mini', 'gemini-2.5-flash', 'gpt-4o-mini', 'gpt-4o-mini']);
     await prisma.log.create({ data: { userId: user.id, username: user.username, type: 3, quota: 5, createdAt: new Date(T0 * 1000) } });
@@ -98,6 +98,9 @@ describe('GET /api/log/self', () => {
     expect(await query(`start_timestamp=${T0 + 86_400}&end_timestamp=${T0 + 2 * 86_400}`)).toBe(2);
     expect(await query(`type=2&model_name=gpt-4o-mini&start_timestamp=${T0 + 1}`)).toBe(2);
     expect(await query('type=&model_name=')).toBe(5);
+    // Every consume row here came through the key "ci"; the manage row through none.
+    expect(await query('token_name=ci')).toBe(4);
+    expect(await query('token_name=other')).toBe(0);
     expectFailure(await user.agent.get('/api/log/self?type=9'), 400, 'invalid_request', /type/);
     expectFailure(await user.agent.get('/api/log/self?type=-1'), 400, 'invalid_request', /type/);
     expectFailure(await user.agent.get('/api/log/self?start_timestamp=yesterday'), 400, 'invalid_request', /start_timestamp/);

@@ -64,7 +64,8 @@ describe('POST /api/user/stripe/pay', () => {
       customer_email: 'payer@example.com',
       customer_creation: 'always',
     });
-    expect(call?.form.success_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/console\/log$/);
+    expect(call?.form.success_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/wallet\?checkout=success$/);
+    expect(call?.form.cancel_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/wallet\?checkout=cancelled$/);
     const [session] = stripe.sessions.values();
     expect(data.pay_link).toBe(session?.url);
 

@@ -1,5 +1,5 @@
 import { editableText, OPTION_FIELDS, OPTION_SECTIONS, optionKeysOf } from '../web/src/pages/admin/options/option-fields';
-import { OPTION_DEFINITIONS, OPTION_KEYS } from '../web/src/pages/admin/schema-facts';
+import { OPTION_DEFINITIONS, OPTION_KEYS } from '@modelgate/schemas/options';
 
 describe('option fields', () => {
   test('every option is in exactly one section, and secrets are exactly the write-only fields', () => {

@@ -1,4 +1,4 @@
-import { OPTION_DEFINITIONS, type OptionValues, parseOptions } from '../web/src/pages/admin/schema-facts';
+import { OPTION_DEFINITIONS, type OptionValues, parseOptions } from '@modelgate/schemas/options';
 import { pricesOfRatios } from '../web/src/lib/prices';
 import {
   changedRatioOptions,

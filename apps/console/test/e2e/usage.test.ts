@@ -83,10 +83,12 @@ test('the Usage page lists the call, keeps its filters across a reload, and expo
   // Filters go to the address bar, so a reload shows the same rows.
   await page.getByLabel('Type').selectOption({ label: 'Consume' });
   await page.getByLabel('Model').fill(MODEL);
+  await page.getByLabel('Key', { exact: true }).fill(KEY_NAME);
   await page.getByRole('button', { name: 'Apply filters' }).click();
-  await page.waitForURL((url) => url.searchParams.get('type') === '2' && url.searchParams.get('model') === MODEL);
+  await page.waitForURL((url) => url.searchParams.get('type') === '2' && url.searchParams.get('model') === MODEL && url.searchParams.get('key') === KEY_NAME);
   await page.reload();
   await expect(page.getByLabel('Model').inputValue()).resolves.toBe(MODEL);
+  await expect(page.getByLabel('Key', { exact: true }).inputValue()).resolves.toBe(KEY_NAME);
   await expect(page.getByLabel('Type').inputValue()).resolves.toBe('2');
   await logRow(page).waitFor();
   await page.getByRole('status').filter({ hasText: /^1 log row$/ }).waitFor();
@@ -101,7 +103,11 @@ test('the Usage page lists the call, keeps its filters across a reload, and expo
   expect(lines[0]).toContain(KEY_NAME);
   expect(lines[0]).toContain(String(call.quota));
 
-  // A model without calls: no rows, and the time range filters too.
+  // Another key, or a model without calls: no rows; the time range filters too.
+  await page.getByLabel('Key', { exact: true }).fill('another key');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await page.getByRole('status').filter({ hasText: /^0 log rows$/ }).waitFor();
+  await page.getByLabel('Key', { exact: true }).fill(KEY_NAME);
   await page.getByLabel('Model').fill('no-such-model');
   await page.getByRole('button', { name: 'Apply filters' }).click();
   await page.getByRole('status').filter({ hasText: /^0 log rows$/ }).waitFor();

@@ -11,6 +11,8 @@ export const logQuery = z.object({
   /** A LOG_TYPE, or 0 for all types. */
   type: z.coerce.number().int().min(ALL_LOG_TYPES).max(Math.max(...Object.values(LOG_TYPE))).optional(),
   model_name: z.string().max(200).optional(),
+  /** An API key's name, exactly (a log row keeps the name the key had at the time). */
+  token_name: z.string().max(100).optional(),
   start_timestamp: unixTimeParam.optional(),
   end_timestamp: unixTimeParam.optional(),
   username: z.string().max(20).optional(),

@@ -6,6 +6,7 @@ export interface LogFilter {
   username?: string;
   type?: number;
   modelName?: string;
+  tokenName?: string;
   from?: Date;
   to?: Date;
 }
@@ -37,6 +38,7 @@ function whereOf(filter: LogFilter): Prisma.LogWhereInput {
     username: filter.username,
     type: filter.type,
     modelName: filter.modelName,
+    tokenName: filter.tokenName,
     createdAt: filter.from || filter.to ? { gte: filter.from, lte: filter.to } : undefined,
   };
 }

@@ -16,6 +16,7 @@ function filterOf(query: Record<string, unknown>): LogFilter {
   return {
     type: parsed.type === ALL_LOG_TYPES ? undefined : parsed.type,
     modelName: parsed.model_name,
+    tokenName: parsed.token_name,
     username: parsed.username,
     from: parsed.start_timestamp === undefined ? undefined : new Date(parsed.start_timestamp * 1000),
     to: parsed.end_timestamp === undefined ? undefined : new Date(parsed.end_timestamp * 1000 + 999),

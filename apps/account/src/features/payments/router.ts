@@ -9,10 +9,10 @@ import { currentUser, requireUser } from '../auth/require-user';
 import { listOwnTopUps, listPaymentEvents, replayPaymentEvent, startStripeTopUp } from './service';
 import { rawWebhookBody, stripeWebhookHandler } from './webhook';
 
-/** Where Stripe sends the payer back: this deployment's console, as the client reached it (via the edge). */
+/** Where Stripe sends the payer back: the console's Wallet page (it says how the checkout ended), on the origin the client reached. */
 function checkoutUrls(req: Request) {
   const origin = `${req.protocol}://${req.get('host')}`;
-  return { successUrl: `${origin}/console/log`, cancelUrl: `${origin}/console/topup` };
+  return { successUrl: `${origin}/wallet?checkout=success`, cancelUrl: `${origin}/wallet?checkout=cancelled` };
 }
 
 /** Stripe top-ups (docs/api.md 3.2), the webhook intake (3.5) and the operator's view of the inbox. */

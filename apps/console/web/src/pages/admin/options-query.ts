@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { api } from '../../api';
-import { parseOptions } from './schema-facts';
+import { parseOptions } from '@modelgate/schemas/options';
 
 /**
  * Every option (root only, docs/api.md 3.4), for the Prices and Options pages; `values` are parsed,

@@ -37,7 +37,7 @@ export function QuickStartPage() {
 
       <section className="panel" aria-labelledby="steps-title">
         <h2 id="steps-title">Steps</h2>
-        <ol className="steps">
+        <ol className="checklist">
           {isAdmin && (
             <Step done={channels.data && channels.data.total > 0}>
               <Link to="/admin/channels">Add a channel</Link>: an upstream provider account (OpenAI-compatible, Anthropic or Gemini) and the models it serves.

@@ -1,3 +1,4 @@
+import { TOKEN_STATUS } from '@modelgate/schemas/domain';
 import type { TokenView } from '@modelgate/schemas/api';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
@@ -16,13 +17,11 @@ const PAGE_SIZE = 10;
 
 /** Key statuses as the relay sees them now (docs/api.md 3.2). */
 const STATUS_BADGES: Record<number, { label: string; tone: 'ok' | 'off' }> = {
-  1: { label: 'Enabled', tone: 'ok' },
-  2: { label: 'Disabled', tone: 'off' },
-  3: { label: 'Expired', tone: 'off' },
-  4: { label: 'Exhausted', tone: 'off' },
+  [TOKEN_STATUS.enabled]: { label: 'Enabled', tone: 'ok' },
+  [TOKEN_STATUS.disabled]: { label: 'Disabled', tone: 'off' },
+  [TOKEN_STATUS.expired]: { label: 'Expired', tone: 'off' },
+  [TOKEN_STATUS.exhausted]: { label: 'Exhausted', tone: 'off' },
 };
-const STATUS_ENABLED = 1;
-const STATUS_DISABLED = 2;
 
 type Editor = { mode: 'create' } | { mode: 'edit'; token: TokenView };
 
@@ -44,11 +43,11 @@ export function KeysPage() {
 
   const setStatus = useMutation({
     mutationFn: (token: TokenView) =>
-      api.call('put /api/token', { body: { id: token.id, status: token.status === STATUS_DISABLED ? STATUS_ENABLED : STATUS_DISABLED } }),
+      api.call('put /api/token', { body: { id: token.id, status: token.status === TOKEN_STATUS.disabled ? TOKEN_STATUS.enabled : TOKEN_STATUS.disabled } }),
     // The notice comes with the refreshed list, so the two never disagree.
     onSuccess: async (token) => {
       await refresh();
-      setNotice(`Key “${token.name}” is ${token.status === STATUS_DISABLED ? 'disabled' : 'enabled'}.`);
+      setNotice(`Key “${token.name}” is ${token.status === TOKEN_STATUS.disabled ? 'disabled' : 'enabled'}.`);
     },
   });
   const remove = useMutation({
@@ -143,8 +142,8 @@ export function KeysPage() {
                       <td>
                         <div className="key-actions">
                           <button type="button" aria-label={`Edit ${token.name}`} onClick={() => openEditor({ mode: 'edit', token })} disabled={busy}>Edit</button>
-                          <button type="button" aria-label={`${token.status === STATUS_DISABLED ? 'Enable' : 'Disable'} ${token.name}`} onClick={() => setStatus.mutate(token)} disabled={busy}>
-                            {token.status === STATUS_DISABLED ? 'Enable' : 'Disable'}
+                          <button type="button" aria-label={`${token.status === TOKEN_STATUS.disabled ? 'Enable' : 'Disable'} ${token.name}`} onClick={() => setStatus.mutate(token)} disabled={busy}>
+                            {token.status === TOKEN_STATUS.disabled ? 'Enable' : 'Disable'}
                           </button>
                           <button type="button" className="danger" aria-label={`Delete ${token.name}`} onClick={() => confirmDelete(token)} disabled={busy}>Delete</button>
                         </div>

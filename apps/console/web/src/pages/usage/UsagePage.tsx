@@ -63,6 +63,7 @@ export function UsagePage() {
 interface FilterValues {
   type: string;
   model: string;
+  key: string;
   from: string;
   to: string;
 }
@@ -71,6 +72,7 @@ function formValuesOf(filters: LogFilters): FilterValues {
   return {
     type: String(filters.type),
     model: filters.model,
+    key: filters.key,
     from: filters.from === undefined ? '' : secondsToLocalInput(filters.from),
     to: filters.to === undefined ? '' : secondsToLocalInput(filters.to),
   };
@@ -82,10 +84,10 @@ function FilterForm({ filters, onApply }: { filters: LogFilters; onApply: (filte
   const pricing = useQuery({ queryKey: ['pricing'], queryFn: () => api.call('get /api/pricing'), staleTime: 60_000 });
   const submit = form.handleSubmit((values) => {
     const to = localInputToSeconds(values.to);
-    onApply({ type: Number(values.type), model: values.model.trim(), from: localInputToSeconds(values.from), to: to === undefined ? undefined : to + MINUTE_END });
+    onApply({ type: Number(values.type), model: values.model.trim(), key: values.key.trim(), from: localInputToSeconds(values.from), to: to === undefined ? undefined : to + MINUTE_END });
   });
   const clear = () => {
-    const none: LogFilters = { type: ALL_LOG_TYPES, model: '' };
+    const none: LogFilters = { type: ALL_LOG_TYPES, model: '', key: '' };
     // The address bar may hold no filters already: reset what was typed but not applied too.
     form.reset(formValuesOf(none));
     onApply(none);
@@ -99,6 +101,7 @@ function FilterForm({ filters, onApply }: { filters: LogFilters; onApply: (filte
           {LOG_TYPE_OPTIONS.map((option) => <option key={option.value} value={option.value}>{option.label}</option>)}
         </SelectField>
         <InputField label="Model" list="usage-models" autoComplete="off" spellCheck={false} hint="The exact model name" {...form.register('model')} />
+        <InputField label="Key" autoComplete="off" spellCheck={false} hint="The exact API key name" {...form.register('key')} />
         <InputField label="From" type="datetime-local" {...form.register('from')} />
         <InputField
           label="To"

@@ -1,15 +1,16 @@
 import { ALL_LOG_TYPES } from '@modelgate/schemas/api';
+import { LOG_TYPE } from '@modelgate/schemas/domain';
 import { formatQuotaAsUsd } from '../../lib/money';
 
 /** The ledger's log types (docs/api.md 2.5) as the type filter offers them, "all" first. */
 export const LOG_TYPE_OPTIONS = [
   { value: ALL_LOG_TYPES, label: 'All types' },
-  { value: 1, label: 'Top-up' },
-  { value: 2, label: 'Consume' },
-  { value: 3, label: 'Manage' },
-  { value: 4, label: 'System' },
-  { value: 5, label: 'Error' },
-  { value: 6, label: 'Refund' },
+  { value: LOG_TYPE.topup, label: 'Top-up' },
+  { value: LOG_TYPE.consume, label: 'Consume' },
+  { value: LOG_TYPE.manage, label: 'Manage' },
+  { value: LOG_TYPE.system, label: 'System' },
+  { value: LOG_TYPE.error, label: 'Error' },
+  { value: LOG_TYPE.refund, label: 'Refund' },
 ] as const;
 
 /** The filters of the Usage page, kept in the address bar so a reload or a shared link keeps them. */
@@ -18,6 +19,8 @@ export interface LogFilters {
   type: number;
   /** An exact model name; '' for any. */
   model: string;
+  /** An API key's exact name; '' for any. */
+  key: string;
   /** Inclusive unix seconds. */
   from?: number;
   to?: number;
@@ -29,12 +32,13 @@ function seconds(text: string | null): number | undefined {
   return text !== null && /^[0-9]{1,12}$/.test(text) ? Number(text) : undefined;
 }
 
-/** The filters in `search` (?type&model&from&to); anything unreadable counts as absent. */
+/** The filters in `search` (?type&model&key&from&to); anything unreadable counts as absent. */
 export function filtersFromSearch(search: URLSearchParams): LogFilters {
   const type = Number(search.get('type'));
   return {
     type: KNOWN_TYPES.has(type) ? type : ALL_LOG_TYPES,
     model: search.get('model')?.trim() ?? '',
+    key: search.get('key')?.trim() ?? '',
     from: seconds(search.get('from')),
     to: seconds(search.get('to')),
   };
@@ -51,6 +55,7 @@ export function searchOfFilters(filters: LogFilters, page = 1): URLSearchParams 
   const search = new URLSearchParams();
   if (filters.type !== ALL_LOG_TYPES) search.set('type', String(filters.type));
   if (filters.model) search.set('model', filters.model);
+  if (filters.key) search.set('key', filters.key);
   if (filters.from !== undefined) search.set('from', String(filters.from));
   if (filters.to !== undefined) search.set('to', String(filters.to));
   if (page > 1) search.set('p', String(page));
@@ -62,6 +67,7 @@ export function logQueryOf(filters: LogFilters) {
   return {
     type: filters.type === ALL_LOG_TYPES ? undefined : filters.type,
     model_name: filters.model || undefined,
+    token_name: filters.key || undefined,
     start_timestamp: filters.from,
     end_timestamp: filters.to,
   };

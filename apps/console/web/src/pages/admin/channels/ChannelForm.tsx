@@ -6,7 +6,7 @@ import { useForm, useWatch } from 'react-hook-form';
 import { api } from '../../../api';
 import { CheckboxField, InputField, SelectField, TextAreaField } from '../../../components/Field';
 import { ErrorAlert } from '../../../components/feedback';
-import { CHANNEL_TYPES, isChannelType } from '../schema-facts';
+import { CHANNEL_TYPES, isChannelType } from '@modelgate/schemas/channel-types';
 import {
   channelFormDefaults,
   type ChannelFormInput,

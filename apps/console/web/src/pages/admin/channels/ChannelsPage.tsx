@@ -7,7 +7,7 @@ import { Pagination } from '../../../components/Pagination';
 import { formatQuotaAsUsd } from '../../../lib/money';
 import { useQuotaPerUnit } from '../../../lib/queries';
 import { formatDateTime } from '../../../lib/time';
-import { CHANNEL_STATUS } from '../schema-facts';
+import { CHANNEL_STATUS } from '@modelgate/schemas/domain';
 import { channelStatusOf, channelTypeLabel } from './channel-form';
 import { ChannelForm } from './ChannelForm';
 

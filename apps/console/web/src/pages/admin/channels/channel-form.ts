@@ -1,6 +1,7 @@
 import { channelCreateBody, type channelUpdateBody, type ChannelView } from '@modelgate/schemas/api';
 import { z } from 'zod';
-import { CHANNEL_STATUS, CHANNEL_TYPE, CHANNEL_TYPES, type ChannelSettings, type ChannelType, isChannelType } from '../schema-facts';
+import { CHANNEL_TYPE, CHANNEL_TYPES, type ChannelSettings, type ChannelType, isChannelType } from '@modelgate/schemas/channel-types';
+import { CHANNEL_STATUS } from '@modelgate/schemas/domain';
 
 /** How a type 1 channel reaches `/v1/responses` upstream (docs/api.md 2.10); native is the default. */
 export const RESPONSES_MODES = ['native', 'chat'] as const satisfies readonly NonNullable<ChannelSettings['responses']>[];

@@ -7,7 +7,7 @@ import { formatQuotaAsUsd } from '../../../lib/money';
 import { useQuotaPerUnit, useStatus } from '../../../lib/queries';
 import { ROLE_ROOT, useUser } from '../../../session/session-context';
 import { useOptions } from '../options-query';
-import type { OptionKey } from '../schema-facts';
+import type { OptionKey } from '@modelgate/schemas/options';
 import { editableText, OPTION_FIELDS, OPTION_SECTIONS, type OptionField, optionKeysOf } from './option-fields';
 
 /** Runtime options (docs/api.md 3.4), root only: one field per option, each saved on its own. */

@@ -1,4 +1,4 @@
-import { OPTION_KEYS, type OptionKey } from '../schema-facts';
+import { OPTION_KEYS, type OptionKey } from '@modelgate/schemas/options';
 
 /**
  * How the Options page edits each option (docs/api.md 3.4). The service validates every value and

@@ -6,7 +6,7 @@ import { InputField } from '../../../components/Field';
 import { ErrorAlert, Loading, Notice, PageHeader } from '../../../components/feedback';
 import { ROLE_ROOT, useUser } from '../../../session/session-context';
 import { useOptions } from '../options-query';
-import type { OptionValues } from '../schema-facts';
+import type { OptionValues } from '@modelgate/schemas/options';
 import {
   changedRatioOptions,
   type DraftErrors,

@@ -1,7 +1,7 @@
 import { modelNameSchema } from '@modelgate/schemas/api';
 import { ratiosOf } from '@modelgate/schemas/pricing';
 import { pricesOfRatios, ratiosOfPrices, type ModelRatios, type UsdPer1M } from '../../../lib/prices';
-import type { OptionValues } from '../schema-facts';
+import type { OptionValues } from '@modelgate/schemas/options';
 
 /** The option maps the Prices page edits, one entry per model each (docs/api.md 2.11, 3.4). */
 export const RATIO_OPTION_KEYS = ['ModelRatio', 'CompletionRatio', 'CacheRatio', 'CacheCreationRatio'] as const;

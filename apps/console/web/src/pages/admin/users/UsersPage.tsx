@@ -10,7 +10,7 @@ import { Pagination } from '../../../components/Pagination';
 import { formatInteger, formatQuotaAsUsd, usdToQuota } from '../../../lib/money';
 import { useQuotaPerUnit } from '../../../lib/queries';
 import { ROLE_ROOT, useUser } from '../../../session/session-context';
-import { ROLE, USER_STATUS } from '../schema-facts';
+import { ROLE, USER_STATUS } from '@modelgate/schemas/domain';
 import {
   MANAGE_ACTION_LABELS,
   MANAGE_ACTION_RESULTS,

@@ -1,7 +1,7 @@
 import { adminUserCreateBody, type AdminUserView, adminUserUpdateBody, type ManageAction } from '@modelgate/schemas/api';
 import { z } from 'zod';
 import { quotaToUsd, usdToQuota } from '../../../lib/money';
-import { ROLE, USER_STATUS } from '../schema-facts';
+import { ROLE, USER_STATUS } from '@modelgate/schemas/domain';
 
 /** Admins type balances in USD; the API takes quota (docs/api.md 2.5: QuotaPerUnit of it per USD 1). */
 const usdAmount = z.number({ error: 'Enter an amount in USD' }).min(0, 'Enter 0 or more').max(1_000_000_000, 'Enter at most 1,000,000,000');
