@@ -20,7 +20,7 @@ afterAll(async () => {
 test('Quick start ticks off the channel and the key as they are made, and its snippets call this gateway', async () => {
   const page = await browser.newPage('desktop');
   await browser.signIn(page, stack, stack.root.username, stack.root.password);
-  await page.getByRole('link', { name: 'Quick start' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Quick start' }).click();
   await page.getByRole('heading', { name: 'Quick start' }).waitFor();
 
   const steps = page.getByRole('region', { name: 'Steps' }).getByRole('listitem');
