@@ -28,6 +28,7 @@ describe.each(['desktop', 'phone'] as const)('at %s width', (viewport) => {
 
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     await expect(page.getByLabel('Username').isVisible()).resolves.toBe(true);
+    await browser.screenshot(page, 'sign-in');
     await page.context().close();
   });
 });
