@@ -114,10 +114,11 @@ describe('.dockerignore', () => {
       '.env',
       '.env.production',
       'apps/account/test/app.test.ts',
+      'apps/console/screenshots/keys-phone.png',
     ]) {
       expect({ path, ignored: isDockerIgnored(dockerignore, path) }).toEqual({ path, ignored: true });
     }
-    for (const path of ['.env.example', 'apps/relay/src/index.ts', 'packages/db/prisma/migrations', 'infra/docker/probe.mjs']) {
+    for (const path of ['.env.example', 'apps/relay/src/index.ts', 'apps/console/web/src/main.tsx', 'apps/console/vite.config.mjs', 'packages/db/prisma/migrations', 'infra/docker/probe.mjs']) {
       expect({ path, ignored: isDockerIgnored(dockerignore, path) }).toEqual({ path, ignored: false });
     }
   });

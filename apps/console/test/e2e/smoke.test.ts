@@ -1,5 +1,6 @@
 // The harness end to end: the real stack behind the edge, the console served at /, signing in and
 // out at both widths, and registering through an invitation link.
+import { checkoutEvent } from '@modelgate/testing/fake-stripe';
 import { openBrowser, type ConsoleBrowser } from './support/browser';
 import { type ConsoleStack, startConsoleStack } from './support/stack';
 
@@ -28,6 +29,7 @@ describe.each(['desktop', 'phone'] as const)('at %s width', (viewport) => {
 
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     await expect(page.getByLabel('Username').isVisible()).resolves.toBe(true);
+    await browser.screenshot(page, 'sign-in');
     await page.context().close();
   });
 });
@@ -46,4 +48,16 @@ test("a newcomer registers from root's invitation link with the code filled in a
   const newcomer = await stack.prisma.user.findFirstOrThrow({ where: { username: 'newcomer' } });
   expect(newcomer.inviterId).toBeGreaterThan(0);
   await page.context().close();
+});
+
+test('the setup shortcuts: a channel and an option through /api as root, a signed Stripe event through the edge', async () => {
+  const channel = await stack.createChannel({ name: 'fake OpenAI', type: 1, key: 'sk-fake', base_url: stack.upstream.url, models: 'gpt-4o-mini' });
+  expect(channel).toMatchObject({ name: 'fake OpenAI', models: 'gpt-4o-mini' });
+  await stack.setOption('StripeUnitPrice', '1.25');
+  await expect(stack.prisma.option.findUniqueOrThrow({ where: { key: 'StripeUnitPrice' } })).resolves.toMatchObject({ value: '1.25' });
+
+  const event = checkoutEvent({ type: 'checkout.session.expired' });
+  const delivered = await stack.deliverStripeEvent(event.payload);
+  expect(delivered.status).toBe(200);
+  await expect(stack.prisma.paymentEvent.count({ where: { eventId: event.id } })).resolves.toBe(1);
 });
