@@ -1,7 +1,7 @@
 // Real processes for fault tests: a private redis-server the test may stop, freeze or restart
 // (never the shared one), and a service started as its own process so it can be killed.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { type AddressInfo, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
@@ -34,15 +34,41 @@ export async function waitFor<T>(
   }
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
+export async function freePort(): Promise<number> {
+  const [port] = await freePorts(1);
+  return port!;
+}
+
+/**
+ * `count` different free ports. All are held open until every one is known: ports asked for one
+ * after another can repeat (the kernel may hand a just-released port out again).
+ */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from({ length: count }, () => new Promise<Server>((resolve, reject) => {
+      const server = createServer();
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve(server));
+    })),
+  );
+  const ports = servers.map((server) => (server.address() as AddressInfo).port);
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
+}
+
+/**
+ * Runs `start` (which picks its ports with freePort/freePorts) again, up to `attempts` times, while
+ * it fails because a port was taken in the meantime: a free port is only free until someone binds
+ * it, and on a busy machine outgoing connections take ports from the same range.
+ */
+export async function retryOnPortClash<T>(start: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (err) {
+      if (attempt >= attempts || !(err instanceof Error && err.message.includes('EADDRINUSE'))) throw err;
+    }
+  }
 }
 
 function exited(child: ChildProcess): Promise<void> {

@@ -32,7 +32,7 @@ import {
 } from '@modelgate/testing';
 import { type FakeStripe, signStripePayload, startFakeStripe } from '@modelgate/testing/fake-stripe';
 import { type FakeUpstream, startFakeUpstream } from '@modelgate/testing/fake-upstream';
-import { freePort, type ServiceProcess, startServiceProcess, startWorkerProcess } from '@modelgate/testing/processes';
+import { freePorts, retryOnPortClash, type ServiceProcess, startServiceProcess, startWorkerProcess } from '@modelgate/testing/processes';
 
 const APPS_DIR = join(__dirname, '../../../..');
 const BUILT_INDEX = join(APPS_DIR, 'console/dist/web/index.html');
@@ -108,13 +108,16 @@ function tsEntry(app: string): string {
   return join(APPS_DIR, app, 'src/index.ts');
 }
 
-async function startHttpService(app: ServiceName, portVariable: string, env: Record<string, string>): Promise<ServiceProcess> {
-  const port = await freePort();
-  return startServiceProcess({
-    entry: tsEntry(app),
-    env: { [portVariable]: String(port), LOG_LEVEL: 'warn', ...env },
-    readyUrl: `http://127.0.0.1:${port}/readyz`,
-    timeoutMs: 45_000,
+/** One service on a free port (`portVariable`), and on free ports for each of `morePortVariables`. */
+function startHttpService(app: ServiceName, portVariable: string, env: Record<string, string>, morePortVariables: string[] = []): Promise<ServiceProcess> {
+  return retryOnPortClash(async () => {
+    const [port, ...morePorts] = await freePorts(1 + morePortVariables.length);
+    return startServiceProcess({
+      entry: tsEntry(app),
+      env: { [portVariable]: String(port), ...Object.fromEntries(morePortVariables.map((name, i) => [name, String(morePorts[i])])), LOG_LEVEL: 'warn', ...env },
+      readyUrl: `http://127.0.0.1:${port}/readyz`,
+      timeoutMs: 45_000,
+    });
   });
 }
 
@@ -153,7 +156,7 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
     }),
     // Charges reach the database (and so the usage pages) within 200 ms.
     relay: startHttpService('relay', 'RELAY_PORT', { ...data, LEDGER_FLUSH_INTERVAL_MS: '200' }),
-    worker: startWorkerProcess(testRedisUrl(), { LOG_LEVEL: 'warn' }),
+    worker: retryOnPortClash(() => startWorkerProcess(testRedisUrl(), { LOG_LEVEL: 'warn' })),
     console: startHttpService('console', 'CONSOLE_PORT', {}),
   };
   const running: ServiceProcess[] = [];
@@ -170,13 +173,11 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
     const failure = settled.find((result) => result.status === 'rejected');
     if (failure) throw failure.reason;
     const [account, relay, worker, consoleServer] = running as [ServiceProcess, ServiceProcess, ServiceProcess, ServiceProcess];
-    const edgeMetricsPort = await freePort();
     const edge = await startHttpService('edge', 'EDGE_PORT', {
-      EDGE_METRICS_PORT: String(edgeMetricsPort),
       RELAY_URL: urlOf(relay),
       ACCOUNT_URL: urlOf(account),
       CONSOLE_URL: urlOf(consoleServer),
-    });
+    }, ['EDGE_METRICS_PORT']);
     running.push(edge);
     const services = { account, relay, worker, console: consoleServer, edge };
     let stopping = false;
