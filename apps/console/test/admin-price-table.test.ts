@@ -1,11 +1,9 @@
 import { OPTION_DEFINITIONS, type OptionValues, parseOptions } from '@modelgate/schemas/options';
-import { pricesOfRatios } from '../web/src/lib/prices';
 import {
   changedRatioOptions,
   draftOf,
   priceRowsOf,
   ratioMapsOfRows,
-  ratiosOfRow,
   readDraft,
   ZERO_INPUT_MESSAGE,
 } from '../web/src/pages/admin/prices/price-table';
@@ -38,21 +36,6 @@ describe('price rows of the ratio options', () => {
     ]);
   });
 
-  test('prices -> ratios -> prices is exact, and the ratios carry no float noise', () => {
-    const cases = [
-      { input: 0.15, cachedInput: 0.075, cacheWrite: 0.1875, output: 0.6 },
-      { input: 3, cachedInput: 0.3, cacheWrite: 3.75, output: 15 },
-      { input: 0.3, cachedInput: 0.03, cacheWrite: 0.3, output: 2.5 },
-      { input: 1.1, cachedInput: 0.275, cacheWrite: 1.1, output: 4.4 },
-      { input: 0.000001, cachedInput: 0, cacheWrite: 0.000002, output: 0.000003 },
-      { input: 123456.789, cachedInput: 0.1, cacheWrite: 99999.5, output: 250000 },
-      { input: 0, cachedInput: 0, cacheWrite: 0, output: 0 },
-    ];
-    for (const prices of cases) expect(pricesOfRatios(ratiosOfRow(prices))).toEqual(prices);
-    expect(ratiosOfRow({ input: 0.15, cachedInput: 0.03, cacheWrite: 0.15, output: 0.6 })).toEqual({ modelRatio: 0.075, completionRatio: 4, cacheRatio: 0.2, cacheCreationRatio: 1 });
-    expect(ratiosOfRow({ input: 3, cachedInput: 0.3, cacheWrite: 3.75, output: 15 })).toEqual({ modelRatio: 1.5, completionRatio: 5, cacheRatio: 0.1, cacheCreationRatio: 1.25 });
-  });
-
   test('the table read back unchanged changes no option', () => {
     const rows = priceRowsOf(stored);
     expect(changedRatioOptions(stored, ratioMapsOfRows(stored, rows))).toEqual([]);
@@ -82,6 +65,20 @@ describe('price rows of the ratio options', () => {
       CacheRatio: { 'gpt-4o-mini': 0.5, 'local-llm': 0.1 },
       CacheCreationRatio: { 'local-llm': 1.25 },
     });
+  });
+
+  test('a removed model leaves ModelRatio first, an added one enters it last', () => {
+    const rows = [
+      ...priceRowsOf(stored).filter((row) => row.model !== 'claude-sonnet-4-5'),
+      { model: 'local-llm', prices: { input: 1, cachedInput: 0.1, cacheWrite: 1.25, output: 4 } },
+    ];
+    const changes = changedRatioOptions(stored, ratioMapsOfRows(stored, rows)).map(({ key, value }) => [key, JSON.parse(value) as unknown]);
+    expect(changes[0]).toEqual(['ModelRatio', { 'gpt-4o-mini': 0.075, 'free-model': 0 }]);
+    expect(changes.slice(1, -1).map(([key]) => key)).toEqual(['CompletionRatio', 'CacheRatio', 'CacheCreationRatio']);
+    expect(changes.at(-1)).toEqual(['ModelRatio', { 'gpt-4o-mini': 0.075, 'free-model': 0, 'local-llm': 0.5 }]);
+    // Only a removal: one ModelRatio write, first.
+    const fewer = changedRatioOptions(stored, ratioMapsOfRows(stored, priceRowsOf(stored).filter((row) => row.model !== 'free-model')));
+    expect(fewer.map((change) => change.key)).toEqual(['ModelRatio']);
   });
 
   test('the default maps read back as their own table', () => {

@@ -1,4 +1,5 @@
-import { affTransferFormSchema, invitationLink, MAX_TOPUP_UNITS, topUpFormSchema, topUpStatusBadge } from '../web/src/pages/wallet/wallet-forms';
+import { MAX_TOPUP_UNITS } from '@modelgate/schemas/api';
+import { affTransferFormSchema, invitationLink, topUpFormSchema, topUpStatusBadge } from '../web/src/pages/wallet/wallet-forms';
 
 describe('topUpFormSchema', () => {
   const schema = topUpFormSchema(5);

@@ -132,8 +132,8 @@ test('an edit keeps the key when its field is left empty; Disable and Enable swi
 test('channels selected with their checkboxes are deleted together', async () => {
   for (const name of ['spare-1', 'spare-2']) await stack.createChannel({ name, type: 1, key: 'sk-spare', models: MODEL, base_url: stack.upstream.url });
   await openAdminPage('channels');
-  await page.getByRole('checkbox', { name: 'spare-1', exact: true }).check();
-  await page.getByRole('checkbox', { name: 'spare-2', exact: true }).check();
+  await page.getByRole('checkbox', { name: 'Select spare-1', exact: true }).check();
+  await page.getByRole('checkbox', { name: 'Select spare-2', exact: true }).check();
   await page.getByText('2 selected').waitFor();
   await page.getByRole('button', { name: 'Delete selected' }).click();
 
@@ -144,7 +144,7 @@ test('channels selected with their checkboxes are deleted together', async () =>
 
   // Select-all covers the page; nothing is deleted without a selection.
   await page.getByRole('checkbox', { name: 'Select all channels on this page' }).check();
-  await expect(page.getByRole('checkbox', { name: CHANNEL, exact: true }).isChecked()).resolves.toBe(true);
+  await expect(page.getByRole('checkbox', { name: `Select ${CHANNEL}`, exact: true }).isChecked()).resolves.toBe(true);
   await page.getByRole('checkbox', { name: 'Select all channels on this page' }).uncheck();
   await expect(page.getByRole('button', { name: 'Delete selected' }).isDisabled()).resolves.toBe(true);
 });

@@ -57,6 +57,15 @@ function keyRow(page: Page, name: string) {
   return page.getByRole('row').filter({ has: page.getByRole('rowheader', { name, exact: true }) });
 }
 
+
+/** The key's row once the ledger has booked more than `usedQuota` on it (charges are written in batches). */
+async function spentBeyond(tokenId: number, usedQuota: bigint | number) {
+  for (let tries = 0; ; tries++) {
+    const token = await stack.prisma.token.findUniqueOrThrow({ where: { id: tokenId } });
+    if (token.usedQuota > usedQuota || tries > 40) return token;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
 test('a key created in the browser calls the relay with the OpenAI SDK; limits, disabling and deleting apply', async () => {
   const page = await browser.newPage('desktop');
   await browser.signIn(page, stack, stack.root.username, stack.root.password);
@@ -87,22 +96,23 @@ test('a key created in the browser calls the relay with the OpenAI SDK; limits, 
 
   // The charge reaches the list: reload until the key's spend shows.
   const stored = await stack.prisma.token.findFirstOrThrow({ where: { name: 'laptop' } });
-  for (let tries = 0; ; tries++) {
-    const token = await stack.prisma.token.findUniqueOrThrow({ where: { id: stored.id } });
-    if (token.usedQuota > 0 || tries > 40) break;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  await spentBeyond(stored.id, 0);
   await page.reload();
   await expect(keyRow(page, 'laptop').getByRole('cell').nth(3).textContent()).resolves.not.toBe('$0.00');
 
-  // Edit: allow only another model; the key is never shown again.
+  // Edit: allow only another model; the key is never shown again. A call made while the form is
+  // open stays paid for: saving other limits does not put the form's older budget back.
   await page.getByRole('button', { name: 'Edit laptop' }).click();
   await expect(page.getByLabel('Remaining quota (USD)').inputValue()).resolves.not.toBe('');
+  const { usedQuota: usedBefore } = await stack.prisma.token.findUniqueOrThrow({ where: { id: stored.id } });
+  await chat(apiKey);
+  const { remainQuota: remainingAfterCall } = await spentBeyond(stored.id, usedBefore);
   await page.getByLabel('Limit models').check();
   await page.getByLabel('Allowed models').fill('gpt-4o\ngpt-4.1');
   await page.getByRole('button', { name: 'Save changes' }).click();
   await page.getByText('Key “laptop” saved.').waitFor();
   await expect(page.getByLabel('New key').count()).resolves.toBe(0);
+  await expect(stack.prisma.token.findUniqueOrThrow({ where: { id: stored.id } })).resolves.toMatchObject({ remainQuota: remainingAfterCall });
   await expect(sdkStatusBecomes(apiKey, 403)).resolves.toBe(403);
   await page.getByRole('button', { name: 'Edit laptop' }).click();
   await page.getByLabel('Limit models').uncheck();

@@ -1,5 +1,5 @@
 import { lazy, Suspense } from 'react';
-import { Navigate, Route, Routes } from 'react-router';
+import { Route, Routes } from 'react-router';
 import { Loading } from './components/feedback';
 import { RequireAdmin, RequireSession } from './components/guards';
 import { Layout } from './components/Layout';
@@ -40,7 +40,6 @@ export function App() {
         <Route path="admin/payments" element={<RequireAdmin><PaymentsPage /></RequireAdmin>} />
         <Route path="*" element={<NotFound />} />
       </Route>
-      <Route path="*" element={<Navigate to="/" replace />} />
     </Routes>
   );
 }

@@ -3,6 +3,9 @@ import { STRIPE_PROVIDER } from '../domain';
 import { emptyBody, idPathParams, pageQuery, pageSchema, unixTime } from './common';
 import type { ApiOperation } from './operation';
 
+/** The largest Stripe top-up, in units (docs/api.md 3.2). */
+export const MAX_TOPUP_UNITS = 100_000;
+
 export const stripePayBody = z.strictObject({
   amount: z.number().int(),
   /** new-api's top-up page sends it; Stripe is the only method here. */

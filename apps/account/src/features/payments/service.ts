@@ -2,7 +2,7 @@ import { Prisma } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
 import { describeError } from '@modelgate/http';
 import { requeuePaymentWebhook, type RequeueOutcome } from '@modelgate/queue';
-import { type PaymentEventReplayView, type PaymentEventView, readOptions, STRIPE_PROVIDER, type TopUpView } from '@modelgate/schemas';
+import { MAX_TOPUP_UNITS, type PaymentEventReplayView, type PaymentEventView, readOptions, STRIPE_PROVIDER, type TopUpView } from '@modelgate/schemas';
 import type { AccountDeps } from '../../deps';
 import { unixSeconds } from '../../lib/clock';
 import type { Page, PageRequest } from '../../lib/envelope';
@@ -21,7 +21,6 @@ import {
 import { stripeClient } from './stripe-client';
 
 /** Upper bound of one top-up, in units (USD): keeps amount x QuotaPerUnit and the charge sane. */
-export const MAX_TOPUP_AMOUNT = 100_000;
 
 /** How long an HTTP request waits for Redis before answering without it. */
 export const QUEUE_TIMEOUT_MS = 2_000;
@@ -54,8 +53,8 @@ export async function startStripeTopUp(deps: AccountDeps, userId: number, amount
   if (amount < options.StripeMinTopUp) {
     throw new AppError('invalid_request', `amount: must be at least ${options.StripeMinTopUp}`, { param: 'amount' });
   }
-  if (amount > MAX_TOPUP_AMOUNT || amount * options.QuotaPerUnit > Number.MAX_SAFE_INTEGER) {
-    throw new AppError('invalid_request', `amount: must be at most ${MAX_TOPUP_AMOUNT}`, { param: 'amount' });
+  if (amount > MAX_TOPUP_UNITS || amount * options.QuotaPerUnit > Number.MAX_SAFE_INTEGER) {
+    throw new AppError('invalid_request', `amount: must be at most ${MAX_TOPUP_UNITS}`, { param: 'amount' });
   }
   const payer = await findPayer(deps.prisma, userId);
   if (!payer) throw new AppError('unauthorized', 'not logged in');

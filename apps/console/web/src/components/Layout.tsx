@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { NavLink, Outlet, useLocation } from 'react-router';
 import { ROLE_ADMIN, useSession, useUser } from '../session/session-context';
 
@@ -32,6 +32,17 @@ export function Layout() {
     setMenuPath(location.pathname);
     setMenuOpen(false);
   }
+  // Each page has its own title, and following a link moves the focus to the new page's content
+  // (for screen readers and keyboards, as a page load would).
+  const shownPath = useRef(location.pathname);
+  useEffect(() => {
+    const label = [...USER_LINKS, ...ADMIN_LINKS].find((entry) => entry.to === location.pathname)?.label;
+    document.title = label ? `${label} · Modelgate` : 'Modelgate';
+    if (shownPath.current !== location.pathname) {
+      shownPath.current = location.pathname;
+      document.getElementById('main')?.focus();
+    }
+  }, [location.pathname]);
   const link = ({ to, label }: { to: string; label: string }) => (
     <li key={to}><NavLink to={to} end={to === '/'}>{label}</NavLink></li>
   );

@@ -54,11 +54,21 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     expired: forget,
   }), [state, load, forget]);
 
-  // A 401 from any query means the session ended (expired, signed out elsewhere): back to sign-in.
-  useEffect(() => queryClient.getQueryCache().subscribe((event) => {
-    const error = event.query.state.error;
-    if (event.type === 'updated' && error instanceof ApiError && error.status === 401) forget();
-  }), [queryClient, forget]);
+  // A query or action refused with `unauthorized` means the session ended (expired, signed out
+  // elsewhere): back to sign-in. A wrong code or password is `invalid_credentials`, also a 401.
+  useEffect(() => {
+    const endedBy = (error: unknown) => error instanceof ApiError && error.code === 'unauthorized';
+    const unsubscribeQueries = queryClient.getQueryCache().subscribe((event) => {
+      if (event.type === 'updated' && endedBy(event.query.state.error)) forget();
+    });
+    const unsubscribeMutations = queryClient.getMutationCache().subscribe((event) => {
+      if (event.type === 'updated' && endedBy(event.mutation.state.error)) forget();
+    });
+    return () => {
+      unsubscribeQueries();
+      unsubscribeMutations();
+    };
+  }, [queryClient, forget]);
 
   return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>;
 }

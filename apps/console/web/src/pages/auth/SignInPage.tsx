@@ -10,10 +10,12 @@ import { ErrorAlert } from '../../components/feedback';
 import { useStatus } from '../../lib/queries';
 import { useSession } from '../../session/session-context';
 
-/** Where to go after signing in: the page that sent the user here, if it is one of ours. */
+/** Where to go after signing in: the page that sent the user here, if it is one of ours (`/\\x.com` is another site's). */
 function nextPath(search: URLSearchParams): string {
   const next = search.get('next');
-  return next && next.startsWith('/') && !next.startsWith('//') ? next : '/';
+  if (!next) return '/';
+  const url = new URL(next, window.location.origin);
+  return url.origin === window.location.origin ? url.pathname + url.search + url.hash : '/';
 }
 
 /** Sign in: username and password, then a TOTP or backup code when two-factor is on. */

@@ -6,7 +6,7 @@ import { CopyButton } from '../../components/CopyButton';
 import { SelectField } from '../../components/Field';
 import { ErrorAlert, PageHeader } from '../../components/feedback';
 import { formatUsdPrice } from '../../lib/money';
-import { useSelf } from '../../lib/queries';
+import { usePricing, useSelf } from '../../lib/queries';
 import { ROLE_ADMIN, useUser } from '../../session/session-context';
 import { quickStartSnippets } from './snippets';
 
@@ -18,8 +18,8 @@ export function QuickStartPage() {
   const user = useUser();
   const isAdmin = user.role >= ROLE_ADMIN;
   const self = useSelf();
-  const pricing = useQuery({ queryKey: ['pricing'], queryFn: () => api.call('get /api/pricing') });
-  const keys = useQuery({ queryKey: ['keys', 'count'], queryFn: () => api.call('get /api/token', { query: { p: '1', page_size: '1' } }) });
+  const pricing = usePricing();
+  const keys = useQuery({ queryKey: ['tokens', 'count'], queryFn: () => api.call('get /api/token', { query: { p: '1', page_size: '1' } }) });
   const channels = useQuery({
     queryKey: ['channels', 'count'],
     queryFn: () => api.call('get /api/channel', { query: { p: '1', page_size: '1' } }),

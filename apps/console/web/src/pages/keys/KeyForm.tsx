@@ -25,7 +25,14 @@ export function KeyForm({ editing, onCancel, onSaved }: { editing?: TokenView; o
     defaultValues: editing ? keyFormOfToken(editing, quotaPerUnit) : NEW_KEY_FORM,
   });
   const save = useMutation({
-    mutationFn: (body: KeyFields) => (editing ? api.call('put /api/token', { body: { id: editing.id, ...body } }) : api.call('post /api/token', { body })),
+    mutationFn: (body: KeyFields) => {
+      if (!editing) return api.call('post /api/token', { body });
+      // PUT sets the remaining quota outright: sent only when the user changed it, else a save would
+      // give back what the key spent since the form was opened.
+      const { remain_quota: remainQuota, ...unchangedBudget } = body;
+      const budget = form.getFieldState('quotaUsd').isDirty ? { remain_quota: remainQuota } : {};
+      return api.call('put /api/token', { body: { id: editing.id, ...unchangedBudget, ...budget } });
+    },
     onSuccess: onSaved,
   });
   const submit = form.handleSubmit((body) => save.mutateAsync(body).catch(() => undefined));

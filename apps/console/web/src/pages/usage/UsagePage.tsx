@@ -8,7 +8,7 @@ import { InputField, SelectField } from '../../components/Field';
 import { ErrorAlert, Loading, PageHeader } from '../../components/feedback';
 import { Pagination } from '../../components/Pagination';
 import { formatInteger } from '../../lib/money';
-import { useQuotaPerUnit } from '../../lib/queries';
+import { usePricing, useQuotaPerUnit } from '../../lib/queries';
 import { formatDateTime, localInputToSeconds, secondsToLocalInput } from '../../lib/time';
 import { formatCount } from '../dashboard/usage-series';
 import {
@@ -81,7 +81,7 @@ function formValuesOf(filters: LogFilters): FilterValues {
 function FilterForm({ filters, onApply }: { filters: LogFilters; onApply: (filters: LogFilters) => void }) {
   // `values` follows the address bar, so Back and Forward show the filters of the rows shown.
   const form = useForm<FilterValues>({ values: formValuesOf(filters) });
-  const pricing = useQuery({ queryKey: ['pricing'], queryFn: () => api.call('get /api/pricing'), staleTime: 60_000 });
+  const pricing = usePricing();
   const submit = form.handleSubmit((values) => {
     const to = localInputToSeconds(values.to);
     onApply({ type: Number(values.type), model: values.model.trim(), key: values.key.trim(), from: localInputToSeconds(values.from), to: to === undefined ? undefined : to + MINUTE_END });

@@ -1,5 +1,5 @@
 import { zodResolver } from '@hookform/resolvers/zod';
-import type { SelfView } from '@modelgate/schemas/api';
+import { MAX_TOPUP_UNITS, type SelfView } from '@modelgate/schemas/api';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { useForm, useWatch } from 'react-hook-form';
@@ -14,7 +14,7 @@ import { formatInteger, formatQuotaAsUsd, formatUsd } from '../../lib/money';
 import { useQuotaPerUnit, useSelf, useStatus } from '../../lib/queries';
 import { formatDateTime } from '../../lib/time';
 import { StatCard } from '../dashboard/StatCard';
-import { affTransferFormSchema, invitationLink, MAX_TOPUP_UNITS, topUpFormSchema, topUpStatusBadge } from './wallet-forms';
+import { affTransferFormSchema, invitationLink, topUpFormSchema, topUpStatusBadge } from './wallet-forms';
 
 const HISTORY_PAGE_SIZE = 10;
 /** Where Stripe's checkout sends the payer back: /wallet?checkout=success or ?checkout=cancelled. */

@@ -1,9 +1,6 @@
-import { affTransferBody, stripePayBody } from '@modelgate/schemas/api';
+import { affTransferBody, MAX_TOPUP_UNITS, stripePayBody } from '@modelgate/schemas/api';
 import { z } from 'zod';
 import { formatQuotaAsUsd, formatInteger } from '../../lib/money';
-
-/** The largest Stripe top-up in units (docs/api.md 3.2, `POST /api/user/stripe/pay`). */
-export const MAX_TOPUP_UNITS = 100_000;
 
 /** The top-up form: whole units from the deployment's minimum (`min_topup` of /api/status) to the maximum. */
 export function topUpFormSchema(minTopUp: number) {

@@ -1,3 +1,4 @@
+import type { OperationResult } from '@modelgate/client';
 import type { ChannelView } from '@modelgate/schemas/api';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -15,12 +16,8 @@ const PAGE_SIZE = 20;
 
 type Editing = { mode: 'closed' } | { mode: 'create' } | { mode: 'edit'; channel: ChannelView };
 
-interface TestOutcome {
-  name: string;
-  success: boolean;
-  message: string;
-  time_ms: number;
-}
+/** A channel test's answer, and which channel it was. */
+type TestOutcome = { name: string } & OperationResult<'get /api/channel/test/:id'>;
 
 /** Upstream accounts (docs/api.md 2.4, 3.3): list, create, edit, test, enable or disable, batch delete. */
 export function ChannelsPage() {
@@ -148,7 +145,7 @@ export function ChannelsPage() {
                   const enabled = channel.status === CHANNEL_STATUS.enabled;
                   return (
                     <tr key={channel.id}>
-                      <td><input type="checkbox" aria-label={channel.name} checked={selected.has(channel.id)} onChange={(event) => toggle(channel.id, event.target.checked)} /></td>
+                      <td><input type="checkbox" aria-label={`Select ${channel.name}`} checked={selected.has(channel.id)} onChange={(event) => toggle(channel.id, event.target.checked)} /></td>
                       <th scope="row">{channel.name}</th>
                       <td>{channelTypeLabel(channel.type)}</td>
                       <td className="wrap status-cell">

@@ -2,6 +2,7 @@ import { channelCreateBody, type channelUpdateBody, type ChannelView } from '@mo
 import { z } from 'zod';
 import { CHANNEL_TYPE, CHANNEL_TYPES, type ChannelSettings, type ChannelType, isChannelType } from '@modelgate/schemas/channel-types';
 import { CHANNEL_STATUS } from '@modelgate/schemas/domain';
+import { indentedJson } from '../../../lib/json';
 
 /** How a type 1 channel reaches `/v1/responses` upstream (docs/api.md 2.10); native is the default. */
 export const RESPONSES_MODES = ['native', 'chat'] as const satisfies readonly NonNullable<ChannelSettings['responses']>[];
@@ -25,16 +26,6 @@ export function channelFormSchema(creating: boolean) {
 type ChannelFormSchema = ReturnType<typeof channelFormSchema>;
 export type ChannelFormInput = z.input<ChannelFormSchema>;
 export type ChannelFormOutput = z.output<ChannelFormSchema>;
-
-/** A stored model mapping (compact JSON text, '' for none) indented for editing. */
-function readableMapping(text: string): string {
-  if (text === '') return '';
-  try {
-    return JSON.stringify(JSON.parse(text), null, 2);
-  } catch {
-    return text;
-  }
-}
 
 /** The form's starting values: the channel's (its key left empty), or a new channel's defaults (docs/api.md 3.3). */
 export function channelFormDefaults(channel?: ChannelView): ChannelFormInput {
@@ -62,7 +53,7 @@ export function channelFormDefaults(channel?: ChannelView): ChannelFormInput {
     groups: channel.groups,
     priority: channel.priority,
     weight: channel.weight,
-    model_mapping: readableMapping(channel.model_mapping),
+    model_mapping: indentedJson(channel.model_mapping),
     auto_ban: channel.auto_ban,
     responses: channel.settings.responses === 'chat' ? 'chat' : 'native',
   };

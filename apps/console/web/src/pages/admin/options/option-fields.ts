@@ -1,3 +1,4 @@
+import { indentedJson } from '../../../lib/json';
 import { OPTION_KEYS, type OptionKey } from '@modelgate/schemas/options';
 
 /**
@@ -71,10 +72,5 @@ export function optionKeysOf(section: OptionSection): OptionKey[] {
 
 /** A stored ratio map as indented JSON for its text area; other text as it is. */
 export function editableText(control: OptionControl, stored: string): string {
-  if (control !== 'ratio-map') return stored;
-  try {
-    return JSON.stringify(JSON.parse(stored), null, 2);
-  } catch {
-    return stored;
-  }
+  return control === 'ratio-map' ? indentedJson(stored) : stored;
 }

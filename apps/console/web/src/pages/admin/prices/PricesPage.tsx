@@ -17,6 +17,7 @@ import {
   type PriceKind,
   type PriceRow,
   priceRowsOf,
+  RATIO_OPTION_KEYS,
   ratioMapsOfRows,
   readDraft,
   ZERO_INPUT_MESSAGE,
@@ -72,12 +73,11 @@ function PriceEditor({ options, onEdit, onSaved }: { options: OptionValues; onEd
     mutationFn: async () => {
       // One PUT per changed map: the service validates and stores each option on its own.
       for (const change of changes) await api.call('put /api/option', { body: change });
-      return changes.map((change) => change.key);
+      return RATIO_OPTION_KEYS.filter((key) => changes.some((change) => change.key === key));
     },
-    onSuccess: async (keys) => {
-      onSaved(keys);
-      await Promise.all([queryClient.invalidateQueries({ queryKey: ['options'] }), queryClient.invalidateQueries({ queryKey: ['pricing'] })]);
-    },
+    onSuccess: onSaved,
+    // Also after a failed write: the maps written before it are stored, and the table shows them.
+    onSettled: () => Promise.all([queryClient.invalidateQueries({ queryKey: ['options'] }), queryClient.invalidateQueries({ queryKey: ['pricing'] })]),
   });
 
   function submit(event: FormEvent) {

@@ -1,6 +1,6 @@
 import { modelNameSchema } from '@modelgate/schemas/api';
-import { ratiosOf } from '@modelgate/schemas/pricing';
-import { pricesOfRatios, ratiosOfPrices, type ModelRatios, type UsdPer1M } from '../../../lib/prices';
+import { ratiosFromUsdPer1M, ratiosOf } from '@modelgate/schemas/pricing';
+import { type ModelRatios, pricesOfRatios, type UsdPer1M } from '../../../lib/prices';
 import type { OptionValues } from '@modelgate/schemas/options';
 
 /** The option maps the Prices page edits, one entry per model each (docs/api.md 2.11, 3.4). */
@@ -80,22 +80,6 @@ export function readDraft(draft: PriceDraft, otherModels: ReadonlySet<string>): 
   return { row: { model, prices: prices as UsdPer1M }, errors };
 }
 
-/** A computed ratio without float noise: 0.6 / 0.15 is stored as 4, not 3.9999999999999996. */
-function cleanRatio(ratio: number): number {
-  return Number(ratio.toPrecision(12));
-}
-
-/** The ratios stored for prices (group ratio 1), cleaned of float noise. */
-export function ratiosOfRow(prices: UsdPer1M): ModelRatios {
-  const ratios = ratiosOfPrices(prices);
-  return {
-    modelRatio: cleanRatio(ratios.modelRatio),
-    completionRatio: cleanRatio(ratios.completionRatio),
-    cacheRatio: cleanRatio(ratios.cacheRatio),
-    cacheCreationRatio: cleanRatio(ratios.cacheCreationRatio),
-  };
-}
-
 function samePrices(a: UsdPer1M, b: UsdPer1M): boolean {
   return PRICE_KINDS.every((kind) => a[kind] === b[kind]);
 }
@@ -116,7 +100,7 @@ export function ratioMapsOfRows(previous: OptionValues, rows: readonly PriceRow[
   for (const row of rows) {
     const old = before.get(row.model);
     if (old && samePrices(old, row.prices)) continue;
-    const ratios = ratiosOfRow(row.prices);
+    const ratios = ratiosFromUsdPer1M(row.prices);
     for (const key of RATIO_OPTION_KEYS) maps[key].set(row.model, ratios[RATIO_OF_OPTION[key]]);
   }
   return maps;
@@ -127,7 +111,20 @@ export function ratioMapText(map: ReadonlyMap<string, number>): string {
   return JSON.stringify(Object.fromEntries(map));
 }
 
-/** The options to PUT: each map whose text differs from the stored one, as JSON text. */
+/**
+ * The options to PUT, in order: each map whose text differs from the stored one, as JSON text. The
+ * relay reads the options between any two writes, so a removed model leaves ModelRatio first (it is
+ * refused from then on) and an added or changed one gets its ModelRatio last, once its other ratios
+ * are stored: no call is priced with half of a model's new ratios.
+ */
 export function changedRatioOptions(previous: OptionValues, next: RatioMaps): { key: RatioOptionKey; value: string }[] {
-  return RATIO_OPTION_KEYS.filter((key) => ratioMapText(previous[key]) !== ratioMapText(next[key])).map((key) => ({ key, value: ratioMapText(next[key]) }));
+  const changes: { key: RatioOptionKey; value: string }[] = [];
+  const withoutRemoved = new Map([...previous.ModelRatio].filter(([model]) => next.ModelRatio.has(model)));
+  if (withoutRemoved.size < previous.ModelRatio.size) changes.push({ key: 'ModelRatio', value: ratioMapText(withoutRemoved) });
+  for (const key of RATIO_OPTION_KEYS) {
+    if (key !== 'ModelRatio' && ratioMapText(previous[key]) !== ratioMapText(next[key])) changes.push({ key, value: ratioMapText(next[key]) });
+  }
+  const storedModelRatio = changes[0]?.key === 'ModelRatio' ? changes[0].value : ratioMapText(previous.ModelRatio);
+  if (ratioMapText(next.ModelRatio) !== storedModelRatio) changes.push({ key: 'ModelRatio', value: ratioMapText(next.ModelRatio) });
+  return changes;
 }

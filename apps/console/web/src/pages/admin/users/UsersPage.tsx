@@ -55,7 +55,11 @@ export function UsersPage() {
     // The list is refreshed before the notice shows, so the row already says what the notice does.
     mutationFn: ({ user, action }: { user: AdminUserView; action: ManageAction }) =>
       api.call('post /api/user/manage', { body: { id: user.id, action } }).finally(() => refresh(user)),
-    onSuccess: (_result, { user, action }) => setNotice(`${user.username} ${MANAGE_ACTION_RESULTS[action]}.`),
+    onSuccess: (_result, { user, action }) => {
+      // Deleting the only user on a later page shows the page before it.
+      if (action === 'delete' && users.data?.items.length === 1 && page > 1) setPage(page - 1);
+      setNotice(`${user.username} ${MANAGE_ACTION_RESULTS[action]}.`);
+    },
   });
   function act(user: AdminUserView, action: ManageAction) {
     if (action === 'delete' && !window.confirm(`Delete ${user.username}? The account is disabled and hidden; its usage history stays.`)) return;
