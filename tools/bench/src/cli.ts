@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { type Peer, peerHeadersOf } from './peer';
 import { TARGETS, type TargetName } from './report';
 import type { ServiceName } from './stack';
 
@@ -13,30 +14,51 @@ export const USAGE = `pnpm bench [options]
   --stream-rounds N     streams per slot of the concurrent-streams case, default 3
   --chunks N            chunks per streamed answer, default 20
   --chunk-delay-ms N    delay between upstream chunks, default 20
-  --targets LIST        subset of upstream,relay,edge (default all)
-  --cases LIST          subset of single,concurrent,streams,chat,chat-streams,messages-streams
-                        (default all)
+  --targets LIST        subset of upstream,relay,edge,peer (default all; peer when --peer-url is given)
+  --cases LIST          subset of single,concurrent,streams,chat,chat-streams,messages,
+                        messages-streams,responses,responses-streams,gemini,gemini-streams (default all)
   --service-env S:K=V   extra environment for one service (repeatable), e.g. relay:LOG_LEVEL=warn
   --node-arg S:ARG      extra node option for one service (repeatable), e.g. relay:--trace-gc
   --cpu-prof            write CPU profiles of relay and edge and summarise them
   --no-build            use apps/*/dist as they are
   --apps-root DIR       run the bundles of another checkout (built there), e.g. a baseline
   --model NAME          model of the completions, default gpt-3.5-turbo-instruct (chat: gpt-4o-mini
-                        on the OpenAI channel, claude-sonnet-4-5 on the Anthropic one)
+                        on the OpenAI channel, claude-sonnet-4-5 on the Anthropic one, gemini-2.5-flash
+                        on the Gemini one)
+ Side by side with another gateway in front of the same fake upstream (single and concurrent only):
+  --peer-url URL        its OpenAI base URL, e.g. http://127.0.0.1:8787/v1 (calls go to URL/completions)
+  --peer-header 'N: V'  a routing header on its calls (repeatable); {upstream} in V stands for the
+                        fake upstream's URL
+  --peer-pid N          its process, to measure its CPU per call (with its child processes)
  A running stack instead of a private one:
   --upstream-url URL --relay-url URL --edge-url URL --key sk-...
   [--database-url URL]  its database, for the ledger checks`;
 
 /**
  * single / concurrent: completions at 1 and N connections; streams: completion streams (concurrent,
- * then a burst); chat: chat completions at N connections through the OpenAI and the Anthropic
- * channel; chat-streams: streams at N connections, completions and chat through both channels;
- * messages-streams: Anthropic message streams at N connections through both channels (pass-through
- * on the Anthropic one, translated on the OpenAI one). The streaming-connection cases run in turns
- * together, with completions streams as their baseline.
+ * then a burst); chat, messages, responses: whole answers of that surface at N connections through
+ * the OpenAI and the Anthropic channel (passed through on the channel that speaks it, translated on
+ * the other); gemini: generateContent through the Gemini channel; each `-streams` case: the same as
+ * streams at N connections. The whole-answer cases run in turns together with concurrent, the
+ * streaming ones with completions streams as their baseline.
  */
-export const CASES = ['single', 'concurrent', 'streams', 'chat', 'chat-streams', 'messages-streams'] as const;
+export const CASES = [
+  'single',
+  'concurrent',
+  'streams',
+  'chat',
+  'chat-streams',
+  'messages',
+  'messages-streams',
+  'responses',
+  'responses-streams',
+  'gemini',
+  'gemini-streams',
+] as const;
 export type CaseName = (typeof CASES)[number];
+
+/** The peer runs the completions load only: the other surfaces need the channels of our seeding. */
+export const PEER_CASES: readonly CaseName[] = ['single', 'concurrent'];
 
 /** What to measure and how. */
 export interface Settings {
@@ -51,6 +73,7 @@ export interface Settings {
   targets: TargetName[];
   cases: Set<CaseName>;
   model: string;
+  peer: Peer | undefined;
 }
 
 /** Where the stack comes from: started here, or already running. */
@@ -112,6 +135,15 @@ function nodeArgsOf(assignments: string[]): Partial<Record<ServiceName, string[]
   return byService;
 }
 
+function peerOf(url: string | undefined, headers: string[], pid: string | undefined): Peer | undefined {
+  if (url === undefined) {
+    if (headers.length > 0 || pid !== undefined) throw new Error('--peer-header and --peer-pid need --peer-url');
+    return undefined;
+  }
+  if (!URL.canParse(url)) throw new Error(`--peer-url ${url} is not a URL`);
+  return { url, headers: peerHeadersOf(headers), pid: pid === undefined ? undefined : positive('peer-pid', pid) };
+}
+
 export function parseCommand(argv: string[]): Command {
   const { values } = parseArgs({
     args: argv,
@@ -124,7 +156,7 @@ export function parseCommand(argv: string[]): Command {
       'stream-rounds': { type: 'string', default: '3' },
       chunks: { type: 'string', default: '20' },
       'chunk-delay-ms': { type: 'string', default: '20' },
-      targets: { type: 'string', default: TARGETS.join(',') },
+      targets: { type: 'string' },
       cases: { type: 'string', default: CASES.join(',') },
       'service-env': { type: 'string', multiple: true, default: [] },
       'node-arg': { type: 'string', multiple: true, default: [] },
@@ -132,6 +164,9 @@ export function parseCommand(argv: string[]): Command {
       'no-build': { type: 'boolean', default: false },
       'apps-root': { type: 'string' },
       model: { type: 'string', default: 'gpt-3.5-turbo-instruct' },
+      'peer-url': { type: 'string' },
+      'peer-header': { type: 'string', multiple: true, default: [] },
+      'peer-pid': { type: 'string' },
       'upstream-url': { type: 'string' },
       'relay-url': { type: 'string' },
       'edge-url': { type: 'string' },
@@ -142,6 +177,13 @@ export function parseCommand(argv: string[]): Command {
   });
   const chunkDelayMs = Number(values['chunk-delay-ms']);
   if (!Number.isFinite(chunkDelayMs) || chunkDelayMs < 0) throw new Error('--chunk-delay-ms must be 0 or more');
+  const peer = peerOf(values['peer-url'], values['peer-header'] ?? [], values['peer-pid']);
+  const cases = new Set(listOf('cases', values.cases!, CASES));
+  const targets = values.targets === undefined ? TARGETS.filter((name) => name !== 'peer' || peer) : listOf('targets', values.targets, TARGETS);
+  if (targets.includes('peer') && !peer) throw new Error('--targets peer needs --peer-url');
+  if (targets.includes('peer') && !PEER_CASES.some((name) => cases.has(name))) {
+    throw new Error(`the peer runs only ${PEER_CASES.join(' and ')}: add one to --cases`);
+  }
   const settings: Settings = {
     runs: positive('runs', values.runs),
     durationMs: positive('duration', values.duration) * 1000,
@@ -151,9 +193,10 @@ export function parseCommand(argv: string[]): Command {
     streamRounds: positive('stream-rounds', values['stream-rounds']),
     chunks: positive('chunks', values.chunks),
     chunkDelayMs,
-    targets: listOf('targets', values.targets!, TARGETS),
-    cases: new Set(listOf('cases', values.cases!, CASES)),
+    targets,
+    cases,
     model: values.model!,
+    peer,
   };
   if (values['edge-url'] !== undefined) {
     const { 'upstream-url': upstreamUrl, 'relay-url': relayUrl, key } = values;

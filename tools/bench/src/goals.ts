@@ -2,7 +2,7 @@ import type { Settings } from './cli';
 import type { Check } from './ledger-check';
 import type { CpuCost } from './process-stats';
 import { TARGET_LABELS, type RssReading, type RunResult, type TargetResult } from './report';
-import { CALL_LABELS, CHAT_CHANNELS, CHAT_KINDS, MESSAGES_KINDS } from './requests';
+import { CALL_KINDS, CALL_LABELS, CHAT_KINDS } from './requests';
 import { formatNumber } from './stats';
 
 /** Issue 12: relay CPU per chat call at most this many times its CPU per completions call. */
@@ -13,8 +13,8 @@ const relayCpuOf = (result: { cpuPerRequest?: CpuCost[] } | undefined): number |
 
 /**
  * Issue 12: the relay's CPU per chat call (pass-through and translated), whole answers and streams,
- * against its CPU per completions call of the same shape; and (issues 12, 13) no chunk of a chat or
- * messages stream held back.
+ * against its CPU per completions call of the same shape; and (issues 12, 13, 15) no chunk of any
+ * kind's stream at N connections held back.
  * CPU is judged on the relay target (nothing else in front of it), else on the edge target.
  */
 export function chatGoalChecks(targets: TargetResult[], connections: number): Check[] {
@@ -35,12 +35,11 @@ export function chatGoalChecks(targets: TargetResult[], connections: number): Ch
         `${formatNumber(ratio)}x (<= ${CHAT_CPU_LIMIT}x), ${chat.errors} errors`,
     });
   };
-  for (const channel of CHAT_CHANNELS) {
-    const kind = `chat-${channel}` as const;
-    cpuCheck(`${CALL_LABELS[kind]} call at ${connections} connections`, gateway?.chat?.[channel], gateway?.concurrent);
+  for (const kind of CHAT_KINDS) {
+    cpuCheck(`${CALL_LABELS[kind]} call at ${connections} connections`, gateway?.wholeLoad?.[kind], gateway?.concurrent);
     cpuCheck(`${CALL_LABELS[kind]} stream at ${connections} connections`, gateway?.streamLoad?.[kind], gateway?.streamLoad?.completions);
   }
-  for (const kind of [...CHAT_KINDS, ...MESSAGES_KINDS]) {
+  for (const kind of CALL_KINDS) {
     const through = streamed?.streamLoad?.[kind];
     const baseline = direct?.streamLoad?.[kind];
     if (!streamed || !through || !baseline || through.chunks === 0 || baseline.chunks === 0) continue;

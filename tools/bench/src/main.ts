@@ -6,13 +6,14 @@ import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPrismaClient, type PrismaClient, sha256Hex } from '@modelgate/db';
-import { parseCommand, type Settings, type StackChoice, USAGE } from './cli';
+import { PEER_CASES, parseCommand, type Settings, type StackChoice, USAGE } from './cli';
 import { goalChecks } from './goals';
 import { type Check, checkLedger, waitForLedger } from './ledger-check';
-import { CallCounter, measureTarget } from './measure';
-import { readRss } from './process-stats';
+import { CallCounter, measureTarget, type Target } from './measure';
+import { PEER_PROCESS, peerCall } from './peer';
+import { readRss, type WatchedProcess } from './process-stats';
 import { summarizeProfiles } from './profile-summary';
-import { renderTable, type RunResult, type TargetName, type TargetResult } from './report';
+import { peerComparison, renderTable, type RunResult, type TargetName, type TargetResult } from './report';
 import { seedAccount } from './seed';
 import { REPO_ROOT, type Stack, startStack } from './stack';
 
@@ -25,7 +26,8 @@ function loadAverage(): string {
 
 /** What the measurements run against: URLs, a key, and (when known) the database for the ledger checks. */
 interface Subject {
-  origins: Record<TargetName, string>;
+  /** Our targets; the peer's URL is a setting. */
+  origins: Record<Exclude<TargetName, 'peer'>, string>;
   key: string;
   prisma: PrismaClient | undefined;
   userId: number | undefined;
@@ -56,6 +58,7 @@ async function privateSubject(choice: Extract<StackChoice, { kind: 'private' }>,
       seeded = await seedAccount(prisma, { upstreamUrl, cryptoSecret, model: settings.model });
     },
   });
+  log(`fake upstream: ${stack.upstreamUrl} ({upstream} in a --peer-header value)`);
   return {
     origins: { upstream: stack.upstreamUrl, relay: stack.relayUrl, edge: stack.edgeUrl },
     key: seeded!.key,
@@ -84,6 +87,20 @@ async function runningSubject(choice: Extract<StackChoice, { kind: 'running' }>)
   return subject;
 }
 
+/** Ours with every chosen case, or the peer with the completions ones, in front of the same fake upstream. */
+function targetOf(name: TargetName, subject: Subject, settings: Settings): Target {
+  if (name !== 'peer') return { name, origin: subject.origins[name], billed: name !== 'upstream', cases: settings.cases };
+  const { peer } = settings;
+  if (!peer) throw new Error('the peer target needs --peer-url');
+  return {
+    name,
+    origin: new URL(peer.url).origin,
+    billed: false,
+    cases: new Set(PEER_CASES.filter((chosen) => settings.cases.has(chosen))),
+    route: (call) => peerCall(call, peer, subject.origins.upstream),
+  };
+}
+
 async function release(subject: Subject | undefined): Promise<void> {
   await subject?.prisma?.$disconnect();
   await subject?.stack?.stop();
@@ -110,14 +127,16 @@ async function main(): Promise<void> {
   try {
     subject = command.stack.kind === 'private' ? await privateSubject(command.stack, settings) : await runningSubject(command.stack);
     const processes = subject.stack?.processes ?? [];
+    // The peer's CPU is read like ours; its RSS is not ours to judge.
+    const peerPid = settings.peer?.pid;
+    const watched: WatchedProcess[] = peerPid === undefined ? processes : [...processes, { name: PEER_PROCESS, pid: peerPid }];
     const counter = new CallCounter();
     const runs: RunResult[] = [];
     for (let run = 1; run <= settings.runs; run++) {
       const targets: TargetResult[] = [];
       for (const name of settings.targets) {
         log(`run ${run}, load average ${loadAverage()}`);
-        const target = { name, origin: subject.origins[name], billed: name !== 'upstream' };
-        targets.push(await measureTarget(target, subject.key, settings, counter, processes, log));
+        targets.push(await measureTarget(targetOf(name, subject, settings), subject.key, settings, counter, watched, log));
       }
       // Settle, then read: what stays resident, not what requests in flight hold.
       await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -128,9 +147,12 @@ async function main(): Promise<void> {
     out(
       `load average before: ${loadBefore}, after: ${loadAverage()}; ${settings.durationMs / 1000} s per case after ` +
         `${settings.warmupMs / 1000} s warm-up; latency from request start to last byte; "+" columns: added versus ` +
-        'the fake upstream direct; CPU us: per request, by process (* = shared server)\n',
+        'the fake upstream direct; CPU us: per request, by process (* = shared server); CPU us/call edge+relay: the ' +
+        "gateway's total per call through the edge (the peer's process, with --peer-pid)\n",
     );
     out(renderTable(runs, settings));
+    const last = runs.at(-1);
+    if (settings.peer && last) out(`\nSide by side with ${settings.peer.url} (last run):\n${peerComparison(last, settings.connections).join('\n')}`);
 
     const ledger: Check[] = [];
     if (subject.prisma && subject.userId !== undefined) {

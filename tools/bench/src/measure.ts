@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
-import type { Settings } from './cli';
+import type { CaseName, Settings } from './cli';
 import { type LoadResult, RequestLoad, runLoad } from './load';
 import { CpuAccount, type CpuCost, type WatchedProcess, withCpuCost } from './process-stats';
 import type { TargetName, TargetResult } from './report';
-import { CALL_LABELS, type Call, type CallKind, callOf, CHAT_CHANNELS, CHAT_KINDS, MESSAGES_KINDS } from './requests';
+import { CALL_LABELS, type Call, type CallKind, callOf, CHAT_KINDS, GEMINI_KINDS, MESSAGES_KINDS, RESPONSES_KINDS } from './requests';
 import { runStreamBurst, runStreams, StreamLoad } from './streams';
 
 export interface Target {
@@ -12,7 +12,32 @@ export interface Target {
   origin: string;
   /** Calls through the relay: each successful one must have its consume row in the ledger. */
   billed: boolean;
+  cases: ReadonlySet<CaseName>;
+  /** How a call reaches a target that is not ours (the peer's base path and routing headers). */
+  route?: (call: Call) => Call;
 }
+
+/** Cases with the request kinds each sends. */
+type CaseKinds = readonly (readonly [CaseName, readonly CallKind[]])[];
+
+/** The kinds each whole-answer case sends at N connections, in turns with the concurrent completions. */
+const WHOLE_CASES = [
+  ['chat', CHAT_KINDS],
+  ['messages', MESSAGES_KINDS],
+  ['responses', RESPONSES_KINDS],
+  ['gemini', GEMINI_KINDS],
+] as const satisfies CaseKinds;
+
+/** The kinds each streaming case sends at N connections, in turns with completions streams. */
+const STREAM_CASES = [
+  ['chat-streams', CHAT_KINDS],
+  ['messages-streams', MESSAGES_KINDS],
+  ['responses-streams', RESPONSES_KINDS],
+  ['gemini-streams', GEMINI_KINDS],
+] as const satisfies CaseKinds;
+
+const kindsOf = (cases: CaseKinds, chosen: ReadonlySet<CaseName>): CallKind[] =>
+  cases.flatMap(([name, kinds]) => (chosen.has(name) ? kinds : []));
 
 /** Successful billed calls so far, for the "one consume row per call" check. */
 export class CallCounter {
@@ -51,7 +76,7 @@ async function inTurns<R extends { ok: number; cpuPerRequest?: CpuCost[]; stealP
   return outcomes;
 }
 
-/** One plain call first: the answer must be a completion or chat answer with usage, or the numbers would mean nothing. */
+/** One plain call first: the answer must be a whole answer of its kind with usage, or the numbers would mean nothing. */
 async function sanityCheck(call: Call, target: TargetName): Promise<void> {
   const pool = new Pool(call.origin);
   try {
@@ -66,9 +91,10 @@ async function sanityCheck(call: Call, target: TargetName): Promise<void> {
 }
 
 /**
- * Every case of one target: warm-up, 1 connection, then completions and chat at N connections in
- * turns, the stream cases, then completions, chat and messages streams at N connections in turns. Each request kind is checked once and warmed up
- * before its first measurement, so no case pays for another's JIT compilation.
+ * Every case of one target: warm-up, 1 connection, then completions and the other whole-answer kinds
+ * at N connections in turns, the stream cases, then completions and the other kinds' streams at N
+ * connections in turns. Each request kind is checked once and warmed up before its first
+ * measurement, so no case pays for another's JIT compilation.
  */
 export async function measureTarget(
   target: Target,
@@ -78,8 +104,11 @@ export async function measureTarget(
   processes: WatchedProcess[],
   log: (line: string) => void,
 ): Promise<TargetResult> {
-  const callFor = (kind: CallKind, stream: boolean): Call =>
-    callOf(kind, { origin: target.origin, direct: target.name === 'upstream', key, completionsModel: settings.model, chunks: settings.chunks, stream });
+  const { cases } = target;
+  const callFor = (kind: CallKind, stream: boolean): Call => {
+    const call = callOf(kind, { origin: target.origin, direct: target.name === 'upstream', key, completionsModel: settings.model, chunks: settings.chunks, stream });
+    return target.route ? target.route(call) : call;
+  };
   const counted = <T extends { ok: number }>(result: T): T => {
     counter.add(target, result);
     return result;
@@ -104,18 +133,18 @@ export async function measureTarget(
 
   const result: TargetResult = { target: target.name };
   const completions = await warmedUp(callFor('completions', false), CALL_LABELS.completions);
-  if (settings.cases.has('single')) {
+  if (cases.has('single')) {
     log(`${target.name}: 1 connection, ${seconds(settings.durationMs)}`);
     result.single = counted(await load(completions, 1));
   }
   const whole: { kind: CallKind; call: Call; keep(outcome: LoadResult): void }[] = [];
-  if (settings.cases.has('concurrent')) whole.push({ kind: 'completions', call: completions, keep: (outcome) => (result.concurrent = outcome) });
-  if (settings.cases.has('chat')) {
-    const chat: NonNullable<TargetResult['chat']> = {};
-    result.chat = chat;
-    for (const channel of CHAT_CHANNELS) {
-      const kind = `chat-${channel}` as const;
-      whole.push({ kind, call: await warmedUp(callFor(kind, false), CALL_LABELS[kind]), keep: (outcome) => (chat[channel] = outcome) });
+  if (cases.has('concurrent')) whole.push({ kind: 'completions', call: completions, keep: (outcome) => (result.concurrent = outcome) });
+  const wholeKinds = kindsOf(WHOLE_CASES, cases);
+  if (wholeKinds.length > 0) {
+    const wholeLoad: NonNullable<TargetResult['wholeLoad']> = {};
+    result.wholeLoad = wholeLoad;
+    for (const kind of wholeKinds) {
+      whole.push({ kind, call: await warmedUp(callFor(kind, false), CALL_LABELS[kind]), keep: (outcome) => (wholeLoad[kind] = outcome) });
     }
   }
   if (whole.length > 0) {
@@ -127,7 +156,7 @@ export async function measureTarget(
     );
     outcomes.forEach((outcome, index) => whole[index]?.keep(counted(outcome)));
   }
-  if (settings.cases.has('streams')) {
+  if (cases.has('streams')) {
     const streamCall = callFor('completions', true);
     log(`${target.name}: ${settings.streams} streams at once, then ${settings.streams} concurrent streams x ${settings.streamRounds}`);
     const { opening, burst } = await runStreamBurst(streamCall, settings.streams, settings.chunks);
@@ -136,10 +165,7 @@ export async function measureTarget(
     const shape = { concurrency: settings.streams, spreadMs, expectedChunks: settings.chunks };
     result.streams = counted(await withCpuCost(processes, () => runStreams(streamCall, shape, (run) => run < settings.streamRounds)));
   }
-  const streamKinds: CallKind[] = [
-    ...(settings.cases.has('chat-streams') ? CHAT_KINDS : []),
-    ...(settings.cases.has('messages-streams') ? MESSAGES_KINDS : []),
-  ];
+  const streamKinds = kindsOf(STREAM_CASES, cases);
   if (streamKinds.length > 0) {
     const calls = (['completions', ...streamKinds] as const).map((kind) => ({ kind, call: callFor(kind, true) }));
     for (const { kind, call } of calls) {

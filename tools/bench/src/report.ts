@@ -1,16 +1,18 @@
 import type { LoadResult } from './load';
 import type { CpuCost } from './process-stats';
-import { CALL_KINDS, CALL_LABELS, type CallKind, CHAT_CHANNELS, type ChatChannel } from './requests';
+import { PEER_PROCESS } from './peer';
+import { CALL_KINDS, CALL_LABELS, type CallKind } from './requests';
 import { formatDelta, formatNumber } from './stats';
 import type { StreamResult } from './streams';
 
-export const TARGETS = ['upstream', 'relay', 'edge'] as const;
+export const TARGETS = ['upstream', 'relay', 'edge', 'peer'] as const;
 export type TargetName = (typeof TARGETS)[number];
 
 export const TARGET_LABELS: Record<TargetName, string> = {
   upstream: 'fake upstream (direct)',
   relay: 'relay (direct)',
   edge: 'edge -> relay -> upstream',
+  peer: 'peer gateway -> upstream',
 };
 
 export interface TargetResult {
@@ -21,8 +23,8 @@ export interface TargetResult {
   streams?: StreamResult;
   /** The same number of streams requested at one instant. */
   streamBurst?: StreamResult;
-  /** Chat completions at N connections, by channel. */
-  chat?: Partial<Record<ChatChannel, LoadResult>>;
+  /** Whole answers of the other kinds at N connections (closed loop, in turns with `concurrent`), by kind. */
+  wholeLoad?: Partial<Record<CallKind, LoadResult>>;
   /** Streams at N connections (closed loop: each connection opens the next when one ends), by kind. */
   streamLoad?: Partial<Record<CallKind, StreamResult>>;
 }
@@ -59,6 +61,24 @@ function costNote(result: { cpuPerRequest?: CpuCost[]; stealPercent?: number }, 
   return notes.join('; ');
 }
 
+const cpuOf = (result: { cpuPerRequest?: CpuCost[] }, name: string): number | undefined => result.cpuPerRequest?.find((cost) => cost.name === name)?.us;
+
+/**
+ * The headline: CPU per call of the whole gateway, edge + relay on the edge target (where a call
+ * passes both), the peer's own process on the peer target (when its pid was given).
+ */
+export function gatewayCpuPerCall(target: TargetName, result: { cpuPerRequest?: CpuCost[] }): number | undefined {
+  if (target === 'peer') return cpuOf(result, PEER_PROCESS);
+  const edge = cpuOf(result, 'edge');
+  const relay = cpuOf(result, 'relay');
+  return target === 'edge' && edge !== undefined && relay !== undefined ? edge + relay : undefined;
+}
+
+const gatewayCpuCell = (target: TargetName, result: { cpuPerRequest?: CpuCost[] }) => {
+  const us = gatewayCpuPerCall(target, result);
+  return us === undefined ? '' : formatNumber(us, 0);
+};
+
 function loadRow(run: number, label: string, target: TargetName, result: LoadResult, direct: LoadResult | undefined): string[] {
   const isDirect = target === 'upstream' || direct === undefined;
   return [
@@ -66,6 +86,7 @@ function loadRow(run: number, label: string, target: TargetName, result: LoadRes
     label,
     TARGET_LABELS[target],
     formatNumber(result.requestsPerSecond, 0),
+    gatewayCpuCell(target, result),
     formatNumber(result.latency.p50),
     formatNumber(result.latency.p99),
     isDirect ? '' : formatDelta(result.latency.p50 - direct.latency.p50),
@@ -92,6 +113,7 @@ function streamRow(
     label,
     TARGET_LABELS[target],
     withRate ? formatNumber(result.requestsPerSecond, 0) : '',
+    gatewayCpuCell(target, result),
     formatNumber(result.firstByte.p50),
     formatNumber(result.firstByte.p99),
     isDirect ? '' : formatDelta(result.firstByte.p50 - direct.firstByte.p50),
@@ -105,7 +127,7 @@ function streamRow(
 
 /** One markdown table: every case of every run, latencies in ms, "+" columns versus the fake upstream direct. */
 export function renderTable(runs: RunResult[], options: TableOptions): string {
-  const header = ['run', 'case', 'target', 'req/s', 'p50 ms', 'p99 ms', '+p50 ms', '+p99 ms', 'errors', 'notes'];
+  const header = ['run', 'case', 'target', 'req/s', 'CPU us/call edge+relay', 'p50 ms', 'p99 ms', '+p50 ms', '+p99 ms', 'errors', 'notes'];
   const rows: string[][] = [];
   for (const run of runs) {
     const direct = run.targets.find((t) => t.target === 'upstream');
@@ -115,11 +137,11 @@ export function renderTable(runs: RunResult[], options: TableOptions): string {
     for (const t of run.targets) {
       if (t.concurrent) rows.push(loadRow(run.run, `${options.connections} connections`, t.target, t.concurrent, direct?.concurrent));
     }
-    for (const channel of CHAT_CHANNELS) {
-      const label = `${options.connections} connections, ${CALL_LABELS[`chat-${channel}`]}`;
+    for (const kind of CALL_KINDS) {
+      const label = `${options.connections} connections, ${CALL_LABELS[kind]}`;
       for (const t of run.targets) {
-        const result = t.chat?.[channel];
-        if (result) rows.push(loadRow(run.run, label, t.target, result, direct?.chat?.[channel]));
+        const result = t.wholeLoad?.[kind];
+        if (result) rows.push(loadRow(run.run, label, t.target, result, direct?.wholeLoad?.[kind]));
       }
     }
     for (const t of run.targets) {
@@ -142,8 +164,33 @@ export function renderTable(runs: RunResult[], options: TableOptions): string {
       }
     }
     const rss = run.rss.map((r) => `${r.name} ${formatNumber(r.mb, 1)} MB`).join(', ');
-    rows.push([String(run.run), 'RSS after the run', '', '', '', '', '', '', '', rss]);
+    rows.push([String(run.run), 'RSS after the run', '', '', '', '', '', '', '', '', rss]);
   }
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+/**
+ * The side-by-side figures of a run with a peer: its completions rate at 1 and N connections, and
+ * Modelgate's through the edge and the relay alone as a multiple of it.
+ */
+export function peerComparison(run: RunResult, connections: number): string[] {
+  const find = (name: TargetName) => run.targets.find((t) => t.target === name);
+  const peer = find('peer');
+  const lines: string[] = [];
+  for (const [label, pick] of [
+    ['1 connection', (t: TargetResult | undefined) => t?.single],
+    [`${connections} connections`, (t: TargetResult | undefined) => t?.concurrent],
+  ] as const) {
+    const peerResult = pick(peer);
+    if (!peerResult) continue;
+    const ratios = (['edge', 'relay'] as const).flatMap((name) => {
+      const ours = pick(find(name));
+      return ours ? [`${name} / peer ${formatNumber(ours.requestsPerSecond / peerResult.requestsPerSecond)}x`] : [];
+    });
+    const cpu = gatewayCpuPerCall('peer', peerResult);
+    const peerCpu = cpu === undefined ? '' : `, ${formatNumber(cpu, 0)} CPU us/call`;
+    lines.push(`completions at ${label}: peer ${formatNumber(peerResult.requestsPerSecond, 0)} req/s${peerCpu}, ${peerResult.errors} errors; ${ratios.join(', ')}`);
+  }
+  return lines;
 }

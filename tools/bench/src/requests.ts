@@ -1,37 +1,47 @@
 import type { RequestSpec } from './load';
 
-/** The chat channels the seeded stack has, each with the model it serves. */
-export const CHAT_CHANNELS = ['openai', 'anthropic'] as const;
+/** The channels the seeded stack has on the fake upstream. */
+export const CHANNELS = ['openai', 'anthropic', 'gemini'] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+/** The channels chat, messages and responses go through: each surface native on one, translated on the other. */
+export const CHAT_CHANNELS = ['openai', 'anthropic'] as const satisfies readonly Channel[];
 export type ChatChannel = (typeof CHAT_CHANNELS)[number];
 
 /**
- * What the bench sends: a completion, a chat completion or an Anthropic message through one of the
- * chat channels (chat passes through the OpenAI one, messages through the Anthropic one).
+ * What the bench sends: a completion, a chat completion, an Anthropic message or an OpenAI response
+ * through one of the chat channels (each passes through the channel that speaks it and is translated
+ * on the other), or a Gemini generateContent through the Gemini channel.
  */
-export type CallKind = 'completions' | `chat-${ChatChannel}` | `messages-${ChatChannel}`;
+export type CallKind = 'completions' | `chat-${ChatChannel}` | `messages-${ChatChannel}` | `responses-${ChatChannel}` | 'gemini';
 export const CHAT_KINDS = ['chat-openai', 'chat-anthropic'] as const satisfies readonly CallKind[];
 export const MESSAGES_KINDS = ['messages-anthropic', 'messages-openai'] as const satisfies readonly CallKind[];
-export const CALL_KINDS: readonly CallKind[] = ['completions', ...CHAT_KINDS, ...MESSAGES_KINDS];
+export const RESPONSES_KINDS = ['responses-openai', 'responses-anthropic'] as const satisfies readonly CallKind[];
+export const GEMINI_KINDS = ['gemini'] as const satisfies readonly CallKind[];
+export const CALL_KINDS: readonly CallKind[] = ['completions', ...CHAT_KINDS, ...MESSAGES_KINDS, ...RESPONSES_KINDS, ...GEMINI_KINDS];
 
-export const CHAT_CHANNEL_FACTS: Record<ChatChannel, { type: 1 | 14; model: string; label: string }> = {
+export const CHANNEL_FACTS: Record<Channel, { type: 1 | 14 | 24; model: string; label: string }> = {
   openai: { type: 1, model: 'gpt-4o-mini', label: 'OpenAI channel, pass-through' },
   anthropic: { type: 14, model: 'claude-sonnet-4-5', label: 'Anthropic channel, translated' },
+  gemini: { type: 24, model: 'gemini-2.5-flash', label: 'Gemini channel, pass-through' },
 };
 
 export const CALL_LABELS: Record<CallKind, string> = {
   completions: 'completions',
-  'chat-openai': `chat (${CHAT_CHANNEL_FACTS.openai.label})`,
-  'chat-anthropic': `chat (${CHAT_CHANNEL_FACTS.anthropic.label})`,
+  'chat-openai': `chat (${CHANNEL_FACTS.openai.label})`,
+  'chat-anthropic': `chat (${CHANNEL_FACTS.anthropic.label})`,
   'messages-anthropic': 'messages (Anthropic channel, pass-through)',
   'messages-openai': 'messages (OpenAI channel, translated)',
+  'responses-openai': 'responses (OpenAI channel, native)',
+  'responses-anthropic': 'responses (Anthropic channel, translated)',
+  gemini: `generateContent (${CHANNEL_FACTS.gemini.label})`,
 };
 
 /**
- * The wire dialect of an answer: OpenAI completions and chat (through the gateway, and the fake's
- * own OpenAI routes), or Anthropic messages (the fake's own route, the direct baseline of the
- * translated channel).
+ * The wire dialect of an answer: OpenAI completions and chat, Anthropic messages, OpenAI responses
+ * or Gemini generateContent (through the gateway, and the fake's own routes as the direct baseline).
  */
-export type AnswerDialect = 'openai' | 'anthropic';
+export type AnswerDialect = 'openai' | 'anthropic' | 'responses' | 'gemini';
 
 /** One request kind as sent to one target: the request, and the dialect its answer comes in. */
 export interface Call extends RequestSpec {
@@ -56,45 +66,84 @@ export interface CallOptions {
 /** The same prompt in every kind, so the kinds differ only in their surface and channel. */
 const PROMPT = 'Say hello to the benchmark';
 
-type Answer = { object?: unknown; type?: unknown; usage?: { completion_tokens?: unknown; output_tokens?: unknown } };
+type Answer = {
+  object?: unknown;
+  type?: unknown;
+  usage?: { completion_tokens?: unknown; output_tokens?: unknown };
+  usageMetadata?: { candidatesTokenCount?: unknown };
+};
 
 const hasTokens = (value: unknown): boolean => typeof value === 'number' && value > 0;
 
-/** The request of `kind` for one target: the fake upstream direct is called in the channel's own dialect. */
-export function callOf(kind: CallKind, options: CallOptions): Call {
+const bearer = (key: string) => ({ 'content-type': 'application/json', authorization: `Bearer ${key}` });
+
+/** The surfaces a chat-channel kind can be sent as, each with its path, headers, body and answer. */
+type ChatSurface = 'chat' | 'messages' | 'responses';
+
+function chatSurfaceCall(surface: ChatSurface, model: string, options: CallOptions): Call {
   const { origin, key, chunks, stream } = options;
-  const common = { max_tokens: chunks, temperature: 0.7, stream };
-  if (kind === 'completions') {
-    return {
-      origin,
-      path: '/v1/completions',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-      body: JSON.stringify({ model: options.completionsModel, prompt: PROMPT, ...common }),
-      dialect: 'openai',
-      isAnswer: (body) => (body as Answer).object === 'text_completion' && hasTokens((body as Answer).usage?.completion_tokens),
-    };
-  }
-  const channel: ChatChannel = kind.endsWith('-openai') ? 'openai' : 'anthropic';
-  const { model } = CHAT_CHANNEL_FACTS[channel];
   const messages = [{ role: 'user', content: PROMPT }];
-  // Direct, the fake is asked in the channel's own dialect: the baseline of what the gateway relays.
-  const anthropicDialect = options.direct ? channel === 'anthropic' : kind.startsWith('messages-');
-  if (anthropicDialect) {
+  if (surface === 'messages') {
     return {
       origin,
       path: '/v1/messages',
       headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
-      body: JSON.stringify({ model, messages, ...common }),
+      body: JSON.stringify({ model, messages, max_tokens: chunks, temperature: 0.7, stream }),
       dialect: 'anthropic',
       isAnswer: (body) => (body as Answer).type === 'message' && hasTokens((body as Answer).usage?.output_tokens),
+    };
+  }
+  if (surface === 'responses') {
+    return {
+      origin,
+      path: '/v1/responses',
+      headers: bearer(key),
+      body: JSON.stringify({ model, input: PROMPT, max_output_tokens: chunks, temperature: 0.7, stream }),
+      dialect: 'responses',
+      isAnswer: (body) => (body as Answer).object === 'response' && hasTokens((body as Answer).usage?.output_tokens),
     };
   }
   return {
     origin,
     path: '/v1/chat/completions',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body: JSON.stringify({ model, messages, ...common }),
+    headers: bearer(key),
+    body: JSON.stringify({ model, messages, max_tokens: chunks, temperature: 0.7, stream }),
     dialect: 'openai',
     isAnswer: (body) => (body as Answer).object === 'chat.completion' && hasTokens((body as Answer).usage?.completion_tokens),
   };
+}
+
+/** The request of `kind` for one target: the fake upstream direct is called in the channel's own dialect. */
+export function callOf(kind: CallKind, options: CallOptions): Call {
+  const { origin, key, chunks, stream } = options;
+  if (kind === 'completions') {
+    return {
+      origin,
+      path: '/v1/completions',
+      headers: bearer(key),
+      body: JSON.stringify({ model: options.completionsModel, prompt: PROMPT, max_tokens: chunks, temperature: 0.7, stream }),
+      dialect: 'openai',
+      isAnswer: (body) => (body as Answer).object === 'text_completion' && hasTokens((body as Answer).usage?.completion_tokens),
+    };
+  }
+  if (kind === 'gemini') {
+    // `alt=sse` as the Google SDKs send it: the stream comes as server-sent events, like every other kind.
+    const method = stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
+    return {
+      origin,
+      path: `/v1beta/models/${CHANNEL_FACTS.gemini.model}:${method}`,
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': key },
+      body: JSON.stringify({
+        contents: [{ role: 'user', parts: [{ text: PROMPT }] }],
+        generationConfig: { maxOutputTokens: chunks, temperature: 0.7 },
+      }),
+      dialect: 'gemini',
+      isAnswer: (body) => hasTokens((body as Answer).usageMetadata?.candidatesTokenCount),
+    };
+  }
+  const [surface, channel] = kind.split('-') as [ChatSurface, ChatChannel];
+  // Direct, the fake is asked in the channel's own dialect (responses natively on OpenAI): the
+  // baseline of what the gateway relays.
+  const sent: ChatSurface = !options.direct ? surface : channel === 'anthropic' ? 'messages' : surface === 'responses' ? 'responses' : 'chat';
+  return chatSurfaceCall(sent, CHANNEL_FACTS[channel].model, options);
 }

@@ -7,7 +7,7 @@ import { Samples, type Summary, summarize } from './stats';
 export interface StreamResult {
   streams: number;
   /**
-   * Streams that ended normally (`data: [DONE]`, Anthropic's `message_stop`), every expected chunk
+   * Streams that ended normally (`data: [DONE]`, Anthropic's `message_stop`, ...), every expected chunk
    * received and no error event.
    */
   ok: number;
@@ -35,8 +35,11 @@ export interface StreamResult {
 
 const STREAM_TIMEOUT_MS = 60_000;
 
-/** What one SSE event (framing included, without the blank line after it) is to the reader. */
-export type StreamEventKind = 'text' | 'end' | 'other';
+/**
+ * What one SSE event (framing included, without the blank line after it) is to the reader: `last
+ * text` is a text chunk that also ends the stream (Gemini's last chunk carries its finishReason).
+ */
+export type StreamEventKind = 'text' | 'last text' | 'end' | 'other';
 
 function eventData(event: string): string {
   for (const line of event.split('\n')) if (line.startsWith('data: ')) return line.slice(6);
@@ -56,23 +59,45 @@ function parsed(data: string): Record<string, unknown> {
 
 const nonEmpty = (value: unknown): boolean => typeof value === 'string' && value.length > 0;
 
-/**
- * A text chunk (completions `text`, chat `delta.content`, Anthropic `text_delta`), the stream's
- * end (`[DONE]`, `message_stop`), or anything else; throws on an error event or one that is not JSON.
- */
-export function classifyEvent(dialect: AnswerDialect, event: string): StreamEventKind {
-  const data = eventData(event);
-  if (dialect === 'openai') {
+/** Each dialect's reading of an event's data; throws on an error event. */
+const CLASSIFIERS: Record<AnswerDialect, (data: string) => StreamEventKind> = {
+  openai(data) {
     if (data === '[DONE]') return 'end';
     const chunk = parsed(data) as { error?: unknown; choices?: { text?: unknown; delta?: { content?: unknown } }[] };
     if (chunk.error) throw new Error('error event');
     const texts = chunk.choices?.some((choice) => nonEmpty(choice.text) || nonEmpty(choice.delta?.content));
     return texts ? 'text' : 'other';
-  }
-  const payload = parsed(data) as { type?: unknown; delta?: { type?: unknown; text?: unknown } };
-  if (payload.type === 'error') throw new Error('error event');
-  if (payload.type === 'message_stop') return 'end';
-  return payload.type === 'content_block_delta' && payload.delta?.type === 'text_delta' && nonEmpty(payload.delta.text) ? 'text' : 'other';
+  },
+  anthropic(data) {
+    const payload = parsed(data) as { type?: unknown; delta?: { type?: unknown; text?: unknown } };
+    if (payload.type === 'error') throw new Error('error event');
+    if (payload.type === 'message_stop') return 'end';
+    return payload.type === 'content_block_delta' && payload.delta?.type === 'text_delta' && nonEmpty(payload.delta.text) ? 'text' : 'other';
+  },
+  responses(data) {
+    const payload = parsed(data) as { type?: unknown; delta?: unknown };
+    if (payload.type === 'error' || payload.type === 'response.failed') throw new Error('error event');
+    // A response capped by max_output_tokens ends incomplete: still the end of a whole answer.
+    if (payload.type === 'response.completed' || payload.type === 'response.incomplete') return 'end';
+    return payload.type === 'response.output_text.delta' && nonEmpty(payload.delta) ? 'text' : 'other';
+  },
+  gemini(data) {
+    const chunk = parsed(data) as { error?: unknown; candidates?: { content?: { parts?: { text?: unknown }[] }; finishReason?: unknown }[] };
+    if (chunk.error) throw new Error('error event');
+    const texts = chunk.candidates?.some((candidate) => candidate.content?.parts?.some((part) => nonEmpty(part.text)));
+    // Gemini has no end event: the chunk with a finishReason is the last.
+    if (chunk.candidates?.some((candidate) => candidate.finishReason !== undefined)) return texts ? 'last text' : 'end';
+    return texts ? 'text' : 'other';
+  },
+};
+
+/**
+ * A text chunk (completions `text`, chat `delta.content`, Anthropic `text_delta`, responses
+ * `output_text.delta`, Gemini text parts), the stream's end (`[DONE]`, `message_stop`,
+ * `response.completed`, a finishReason), or anything else; throws on an error event or one that is not JSON.
+ */
+export function classifyEvent(dialect: AnswerDialect, event: string): StreamEventKind {
+  return CLASSIFIERS[dialect](eventData(event));
 }
 
 interface OneStream {
@@ -100,6 +125,8 @@ function readStream(pool: Pool, call: Call, expectedChunks: number): Promise<One
         const now = performance.now();
         if (Number.isNaN(result.firstByteMs)) result.firstByteMs = now - sent;
         buffer += text;
+        // Gemini separates events with CRLF pairs; a CR read without its LF waits for the next read.
+        if (buffer.includes('\r\n')) buffer = buffer.replace(/\r\n/g, '\n');
         let textChunksInRead = 0;
         let separator = buffer.indexOf('\n\n');
         while (separator !== -1) {
@@ -113,10 +140,11 @@ function readStream(pool: Pool, call: Call, expectedChunks: number): Promise<One
             response.body.destroy(err as Error);
             return;
           }
-          if (kind === 'end') {
+          if (kind === 'end' || kind === 'last text') {
             done = true;
             result.totalMs = now - sent;
-          } else if (kind === 'text') {
+          }
+          if (kind === 'text' || kind === 'last text') {
             textChunksInRead += 1;
             result.chunkTimes.push(now);
           }

@@ -11,7 +11,7 @@ function relay(chatUs: { openai: number; anthropic: number }, streamUs: { openai
   return {
     target: 'relay',
     concurrent: loadResult(2000, 20, 500),
-    chat: { openai: loadResult(1900, 21, chatUs.openai), anthropic: loadResult(1500, 30, chatUs.anthropic) },
+    wholeLoad: { 'chat-openai': loadResult(1900, 21, chatUs.openai), 'chat-anthropic': loadResult(1500, 30, chatUs.anthropic) },
     streamLoad: {
       completions: streamResult(5, 0, 4000, 3000),
       'chat-openai': streamResult(5, 4, 2000, streamUs.openai),
@@ -44,7 +44,7 @@ describe('issue 12 targets', () => {
 
   it('misses on errors or chunks held back', () => {
     const failing = relay({ openai: 400, anthropic: 400 }, { openai: 2000, anthropic: 2000 });
-    failing.chat = { openai: loadResult(1900, 21, 400, 3) };
+    failing.wholeLoad = { 'chat-openai': loadResult(1900, 21, 400, 3) };
     failing.streamLoad = { ...failing.streamLoad, 'chat-anthropic': streamResult(6, 80, 4000, 2000) };
     const lines = verdicts(chatGoalChecks([direct, failing], 50));
     expect(lines.filter((line) => line.startsWith('MISSED'))).toEqual([
@@ -69,7 +69,7 @@ describe('issue 12 targets', () => {
   });
 
   it('says nothing about a comparison whose cases did not run', () => {
-    const onlyChat: TargetResult = { target: 'edge', chat: { openai: loadResult(1000, 30, 700) } };
+    const onlyChat: TargetResult = { target: 'edge', wholeLoad: { 'chat-openai': loadResult(1000, 30, 700) } };
     expect(chatGoalChecks([onlyChat], 50)).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { renderTable, type RunResult } from '../src/report';
+import { peerComparison, renderTable, type RunResult } from '../src/report';
 import { loadResult, streamResult } from './fixtures';
 
 const run: RunResult = {
@@ -7,13 +7,13 @@ const run: RunResult = {
     {
       target: 'upstream',
       concurrent: loadResult(9000, 2),
-      chat: { openai: loadResult(8000, 3), anthropic: loadResult(7000, 4) },
+      wholeLoad: { 'chat-openai': loadResult(8000, 3), 'chat-anthropic': loadResult(7000, 4) },
       streamLoad: { completions: streamResult(1, 0, 4000), 'chat-anthropic': streamResult(2, 0, 4000) },
     },
     {
       target: 'relay',
       concurrent: loadResult(2000, 20, 500),
-      chat: { openai: loadResult(1900, 21.5, 520), anthropic: loadResult(1500, 30, 560.6) },
+      wholeLoad: { 'chat-openai': loadResult(1900, 21.5, 520), 'chat-anthropic': loadResult(1500, 30, 560.6) },
       streamLoad: { completions: streamResult(5, 0, 3800, 3000), 'chat-anthropic': streamResult(6.5, 2, 3600, 3300) },
     },
   ],
@@ -46,15 +46,47 @@ describe('the report table', () => {
   });
 
   it('compares each chat row with the fake upstream direct in the same channel, and notes CPU per request', () => {
-    const [, , , rate, p50, , added, , errors, notes] = cells('50 connections, chat (Anthropic channel, translated)', 'relay (direct)');
-    expect([rate, p50, added, errors]).toEqual(['1500', '30.00', '+26.00', '0']);
+    const [, , , rate, total, p50, , added, , errors, notes] = cells('50 connections, chat (Anthropic channel, translated)', 'relay (direct)');
+    expect([rate, total, p50, added, errors]).toEqual(['1500', '', '30.00', '+26.00', '0']);
     expect(notes).toContain('CPU us/request: relay 561, edge 300');
   });
 
   it('prints streams per second, first byte and merged chunks of the streaming rows', () => {
-    const [, , , rate, p50, , added, , , notes] = cells('50 streaming connections, chat (Anthropic channel, translated): first byte', 'relay (direct)');
+    const [, , , rate, , p50, , added, , , notes] = cells('50 streaming connections, chat (Anthropic channel, translated): first byte', 'relay (direct)');
     expect([rate, p50, added]).toEqual(['120', '6.50', '+4.50']);
     expect(notes).toContain('merged chunks 2/3600');
     expect(notes).toContain('CPU us/stream: relay 3300, edge 300');
+  });
+});
+
+describe('the headline and the side-by-side figures', () => {
+  const withPeer: RunResult = {
+    run: 1,
+    targets: [
+      { target: 'relay', single: loadResult(500, 2, 600), concurrent: loadResult(2400, 20, 550) },
+      { target: 'edge', single: loadResult(400, 2.5, 600), concurrent: loadResult(1600, 30, 560.6) },
+      {
+        target: 'peer',
+        single: loadResult(250, 4),
+        concurrent: { ...loadResult(800, 60), cpuPerRequest: [{ name: 'peer', us: 1210 }] },
+      },
+    ],
+    rss: [],
+  };
+  const table = renderTable([withPeer], { connections: 50, streams: 100, chunks: 20, chunkDelayMs: 20 }).split('\n');
+  const total = (target: string) => table.find((line) => line.includes(`| 50 connections | ${target} |`))?.split(' | ')[4];
+
+  it('adds edge and relay CPU per call on the edge target, and shows the peer process alone', () => {
+    expect(table[0]).toContain('| req/s | CPU us/call edge+relay |');
+    expect(total('edge -> relay -> upstream')).toBe('861');
+    expect(total('relay (direct)')).toBe('');
+    expect(total('peer gateway -> upstream')).toBe('1210');
+  });
+
+  it("gives the peer's rate and ours as a multiple of it, at 1 and N connections", () => {
+    expect(peerComparison(withPeer, 50)).toEqual([
+      'completions at 1 connection: peer 250 req/s, 0 errors; edge / peer 1.60x, relay / peer 2.00x',
+      'completions at 50 connections: peer 800 req/s, 1210 CPU us/call, 0 errors; edge / peer 2.00x, relay / peer 3.00x',
+    ]);
   });
 });

@@ -6,6 +6,10 @@ import { classifyEvent, runStreams, type StreamEventKind, StreamLoad } from '../
 
 const data = (payload: unknown) => `data: ${JSON.stringify(payload)}`;
 const anthropic = (type: string, payload: Record<string, unknown>) => `event: ${type}\n${data({ type, ...payload })}`;
+// Responses events are framed as Anthropic's: an `event:` line, then a payload with its type.
+const responses = anthropic;
+const gemini = (text: string, finishReason?: string) =>
+  data({ candidates: [{ content: { parts: [{ text }], role: 'model' }, index: 0, ...(finishReason ? { finishReason } : {}) }] });
 
 describe('reading stream events', () => {
   it.each<[string, AnswerDialect, string, StreamEventKind]>([
@@ -20,6 +24,14 @@ describe('reading stream events', () => {
     ['an Anthropic ping', 'anthropic', anthropic('ping', {}), 'other'],
     ['an Anthropic block start', 'anthropic', anthropic('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }), 'other'],
     ['an Anthropic message stop', 'anthropic', anthropic('message_stop', {}), 'end'],
+    ['a responses text delta', 'responses', responses('response.output_text.delta', { delta: ' hello' }), 'text'],
+    ['a responses item added', 'responses', responses('response.output_item.added', { output_index: 0 }), 'other'],
+    ['a responses text done', 'responses', responses('response.output_text.done', { text: ' hello hello' }), 'other'],
+    ['a response completed', 'responses', responses('response.completed', { response: {} }), 'end'],
+    ['a response incomplete (capped)', 'responses', responses('response.incomplete', { response: {} }), 'end'],
+    ['a Gemini text chunk', 'gemini', gemini(' hello'), 'text'],
+    ['the last Gemini chunk, with text and finishReason', 'gemini', gemini(' hello', 'STOP'), 'last text'],
+    ['a last Gemini chunk without text', 'gemini', gemini('', 'MAX_TOKENS'), 'end'],
   ])('%s is %s', (_name, dialect, event, kind) => {
     expect(classifyEvent(dialect, event)).toBe(kind);
   });
@@ -27,6 +39,9 @@ describe('reading stream events', () => {
   it.each<[string, AnswerDialect, string, string]>([
     ['an OpenAI error event', 'openai', data({ error: { message: 'overloaded' } }), 'error event'],
     ['an Anthropic error event', 'anthropic', anthropic('error', { error: { type: 'overloaded_error' } }), 'error event'],
+    ['a responses error event', 'responses', responses('error', { code: 'server_error' }), 'error event'],
+    ['a response failed', 'responses', responses('response.failed', { response: {} }), 'error event'],
+    ['a Gemini error', 'gemini', data({ error: { code: 503, status: 'UNAVAILABLE' } }), 'error event'],
     ['data that is not JSON', 'openai', 'data: {"choices": [', 'malformed event'],
     ['an event without data', 'anthropic', 'event: ping', 'malformed event'],
   ])('%s fails the stream', (_name, dialect, event, message) => {
@@ -82,6 +97,30 @@ describe('chunks held back', () => {
     const call = callOf('chat-openai', { origin, direct: false, key: 'sk-bench', completionsModel: 'unused', chunks: 3, stream: true });
     const result = await runStreams(call, { concurrency: 1, spreadMs: 0, expectedChunks: 3 }, (run) => run < 1);
     expect(result).toMatchObject({ ok: 1, chunks: 3, merged: 1 });
+  });
+
+  it('reads events separated by CRLF pairs (Gemini), a pair split between two reads included', async () => {
+    const crlf = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`${gemini(' hello')}\r`);
+      setTimeout(() => res.write(`\n\r\n${gemini(' hello')}\r\n\r\n`), 30);
+      setTimeout(() => res.end(`${gemini(' hello', 'STOP')}\r\n\r\n`), 60);
+    });
+    await new Promise<void>((resolve) => crlf.listen(0, '127.0.0.1', resolve));
+    try {
+      const call = callOf('gemini', {
+        origin: `http://127.0.0.1:${(crlf.address() as AddressInfo).port}`,
+        direct: false,
+        key: 'sk-bench',
+        completionsModel: 'unused',
+        chunks: 3,
+        stream: true,
+      });
+      const result = await runStreams(call, { concurrency: 1, spreadMs: 0, expectedChunks: 3 }, (run) => run < 1);
+      expect(result).toMatchObject({ ok: 1, errors: 0, chunks: 3 });
+    } finally {
+      await new Promise<void>((resolve) => crlf.close(() => resolve()));
+    }
   });
 
   it('fails a stream that delivers fewer chunks than the upstream sent', async () => {
