@@ -172,7 +172,8 @@ export function renderTable(runs: RunResult[], options: TableOptions): string {
 
 /**
  * The side-by-side figures of a run with a peer: its completions rate at 1 and N connections, and
- * Modelgate's through the edge and the relay alone as a multiple of it.
+ * Modelgate's through the edge and the relay alone as a multiple of it (and, with the peer's
+ * process watched, the CPU per call of edge + relay as a multiple of the peer's).
  */
 export function peerComparison(run: RunResult, connections: number): string[] {
   const find = (name: TargetName) => run.targets.find((t) => t.target === name);
@@ -188,9 +189,12 @@ export function peerComparison(run: RunResult, connections: number): string[] {
       const ours = pick(find(name));
       return ours ? [`${name} / peer ${formatNumber(ours.requestsPerSecond / peerResult.requestsPerSecond)}x`] : [];
     });
-    const cpu = gatewayCpuPerCall('peer', peerResult);
-    const peerCpu = cpu === undefined ? '' : `, ${formatNumber(cpu, 0)} CPU us/call`;
-    lines.push(`completions at ${label}: peer ${formatNumber(peerResult.requestsPerSecond, 0)} req/s${peerCpu}, ${peerResult.errors} errors; ${ratios.join(', ')}`);
+    const peerCpu = gatewayCpuPerCall('peer', peerResult);
+    const edge = pick(find('edge'));
+    const edgeCpu = edge && gatewayCpuPerCall('edge', edge);
+    if (peerCpu !== undefined && edgeCpu !== undefined) ratios.push(`CPU per call edge+relay / peer ${formatNumber(edgeCpu / peerCpu)}x`);
+    const peerCpuNote = peerCpu === undefined ? '' : `, ${formatNumber(peerCpu, 0)} CPU us/call`;
+    lines.push(`completions at ${label}: peer ${formatNumber(peerResult.requestsPerSecond, 0)} req/s${peerCpuNote}, ${peerResult.errors} errors; ${ratios.join(', ')}`);
   }
   return lines;
 }

@@ -86,7 +86,8 @@ describe('the headline and the side-by-side figures', () => {
   it("gives the peer's rate and ours as a multiple of it, at 1 and N connections", () => {
     expect(peerComparison(withPeer, 50)).toEqual([
       'completions at 1 connection: peer 250 req/s, 0 errors; edge / peer 1.60x, relay / peer 2.00x',
-      'completions at 50 connections: peer 800 req/s, 1210 CPU us/call, 0 errors; edge / peer 2.00x, relay / peer 3.00x',
+      'completions at 50 connections: peer 800 req/s, 1210 CPU us/call, 0 errors; edge / peer 2.00x, relay / peer 3.00x, ' +
+        'CPU per call edge+relay / peer 0.71x',
     ]);
   });
 });
