@@ -4,6 +4,7 @@ import type { Logger } from '@modelgate/logger';
 import type { LedgerEntry } from './ledger-entry';
 import type { BillingKeys, BillingRedis } from './redis-scripts';
 import type { LedgerRepository } from './repository';
+import { TurnBatch } from './turn-batch';
 
 /** Whose balances a call draws on. */
 export interface BillingAccount {
@@ -29,6 +30,19 @@ const RETRY_FOR_MS = 2 * 60_000;
 const RETRY_INTERVAL_MS = 1_000;
 /** Beyond this many waiting retries (Redis down for long under load) new failures are logged as lost. */
 const MAX_PENDING_RETRIES = 10_000;
+/** Reservations or settlements per script run: bounds how long one run holds Redis. */
+const MAX_BATCH = 100;
+
+interface Reservation {
+  account: BillingAccount;
+  amount: number;
+}
+
+interface Settlement {
+  account: BillingAccount;
+  reserved: number;
+  entry: LedgerEntry;
+}
 
 /** A settlement or release that failed (Redis unreachable) and waits for its retry. */
 interface PendingOperation {
@@ -58,6 +72,10 @@ export class BalanceMirror {
   private readonly retries: PendingOperation[] = [];
   private retryTimer: NodeJS.Timeout | undefined;
   private retrying: Promise<void> | undefined;
+  /** The reservations of one event-loop turn: one script run. Each result is [code, available]. */
+  private readonly reservations = new TurnBatch<Reservation, [number, number]>((batch) => this.reserveAll(batch), MAX_BATCH);
+  /** The settlements of one event-loop turn: one script run. Each result is the key's balance, or -1. */
+  private readonly settlements = new TurnBatch<Settlement, number>((batch) => this.settleAll(batch), MAX_BATCH);
 
   constructor(
     private readonly redis: BillingRedis,
@@ -71,13 +89,11 @@ export class BalanceMirror {
 
   /** Holds `amount` on both balances, or answers 401 (key exhausted) / 403 (balance too low). */
   async reserve(account: BillingAccount, amount: number): Promise<void> {
-    const userKey = this.keys.user(account.userId);
-    const tokenKey = this.keys.token(account.tokenId);
     for (let attempt = 0; attempt < 3; attempt++) {
       let code: number;
       let available: number;
       try {
-        [code, available] = await this.redis.mgReserve(userKey, tokenKey, amount, this.holdField, account.limitedToken ? 1 : 0);
+        [code, available] = await this.reservations.add({ account, amount });
       } catch (err) {
         throw unavailable(err);
       }
@@ -98,6 +114,17 @@ export class BalanceMirror {
       }
     }
     throw unavailable(new Error('balance mirror could not be seeded'));
+  }
+
+  private async reserveAll(batch: Reservation[]): Promise<[number, number][]> {
+    const keys: string[] = [];
+    const args: (string | number)[] = [this.holdField];
+    for (const { account, amount } of batch) {
+      keys.push(this.keys.user(account.userId), this.keys.token(account.tokenId));
+      args.push(amount, account.limitedToken ? 1 : 0);
+    }
+    const flat = await this.redis.mgReserve(keys.length, ...keys, ...args);
+    return batch.map((_, index) => [flat[2 * index] ?? -1, flat[2 * index + 1] ?? 0]);
   }
 
   /** Creates missing mirrors from the database (first use of a balance since Redis was empty). */
@@ -129,24 +156,33 @@ export class BalanceMirror {
    * idempotent), so neither the charge nor the hold is lost.
    */
   async settle(account: BillingAccount, reserved: number, entry: LedgerEntry): Promise<void> {
-    const run = async () => {
-      const [, keyBalance] = await this.redis.mgSettle(
-        this.keys.user(account.userId),
-        this.keys.token(account.tokenId),
-        this.keys.queue,
-        this.keys.done(entry.id),
-        -reserved,
-        this.holdField,
-        account.limitedToken ? 1 : 0,
-        entry.quota,
-        JSON.stringify(entry),
-        DONE_MARKER_TTL_MS,
-      );
-      if (account.limitedToken && keyBalance !== -1 && keyBalance <= 0) this.options.onKeyDrained(account.tokenId);
-    };
-    await this.runOrRetry(run, {
-      operation: 'settle', entry: entry.id, requestId: entry.requestId, userId: account.userId, tokenId: account.tokenId, quota: entry.quota,
-    });
+    const settlement: Settlement = { account, reserved, entry };
+    try {
+      this.afterSettlement(settlement, await this.settlements.add(settlement));
+    } catch (err) {
+      const describe = {
+        operation: 'settle', entry: entry.id, requestId: entry.requestId, userId: account.userId, tokenId: account.tokenId, quota: entry.quota,
+      };
+      this.retryLater(async () => {
+        const [keyBalance] = await this.settleAll([settlement]);
+        this.afterSettlement(settlement, keyBalance ?? -1);
+      }, describe, err);
+    }
+  }
+
+  private afterSettlement({ account }: Settlement, keyBalance: number): void {
+    if (account.limitedToken && keyBalance !== -1 && keyBalance <= 0) this.options.onKeyDrained(account.tokenId);
+  }
+
+  private async settleAll(batch: Settlement[]): Promise<number[]> {
+    const keys: string[] = [this.keys.queue];
+    const args: (string | number)[] = [this.holdField, DONE_MARKER_TTL_MS];
+    for (const { account, reserved, entry } of batch) {
+      keys.push(this.keys.user(account.userId), this.keys.token(account.tokenId), this.keys.done(entry.id));
+      args.push(-reserved, account.limitedToken ? 1 : 0, entry.quota, JSON.stringify(entry));
+    }
+    const flat = await this.redis.mgSettle(keys.length, ...keys, ...args);
+    return batch.map((_, index) => flat[2 * index + 1] ?? -1);
   }
 
   /** Gives the whole hold back (the call failed, nothing is charged). Never fails, like settle. */
@@ -170,16 +206,19 @@ export class BalanceMirror {
   private async runOrRetry(run: () => Promise<void>, describe: Record<string, unknown>): Promise<void> {
     try {
       await run();
-      return;
     } catch (err) {
-      if (this.retries.length >= MAX_PENDING_RETRIES) {
-        this.options.logger.error({ ...describe, err: describeError(err) }, 'balance update lost: too many retries waiting');
-        return;
-      }
-      this.options.logger.warn({ ...describe, err: describeError(err) }, 'balance update failed; retrying in the background');
-      this.retries.push({ describe, run, failedAt: Date.now() });
-      this.scheduleRetry();
+      this.retryLater(run, describe, err);
     }
+  }
+
+  private retryLater(run: () => Promise<void>, describe: Record<string, unknown>, err: unknown): void {
+    if (this.retries.length >= MAX_PENDING_RETRIES) {
+      this.options.logger.error({ ...describe, err: describeError(err) }, 'balance update lost: too many retries waiting');
+      return;
+    }
+    this.options.logger.warn({ ...describe, err: describeError(err) }, 'balance update failed; retrying in the background');
+    this.retries.push({ describe, run, failedAt: Date.now() });
+    this.scheduleRetry();
   }
 
   private scheduleRetry(): void {

@@ -24,22 +24,34 @@ local function available(key)
 end
 `;
 
-/** KEYS user, token. ARGV amount, hold field, limited key (1/0). -> {code, available}: 0 ok, 1/2 user/key mirror missing, 3/4 user/key short. */
+/**
+ * Reservations, in order (a later one sees the holds of the earlier ones). KEYS (user, token) per
+ * reservation. ARGV hold field, then (amount, limited key 1/0) per reservation. -> flat
+ * {code, available} per reservation: 0 ok, 1/2 user/key mirror missing, 3/4 user/key short.
+ */
 const RESERVE = `${AVAILABLE}
-local amount = tonumber(ARGV[1])
-local limited = ARGV[3] == '1'
-local keyAvailable = 0
-if limited then
-  keyAvailable = available(KEYS[2])
-  if keyAvailable == nil then return {2, 0} end
+local results = {}
+for i = 1, #KEYS / 2 do
+  local user, token = KEYS[2 * i - 1], KEYS[2 * i]
+  local amountText = ARGV[2 * i]
+  local amount = tonumber(amountText)
+  local limited = ARGV[2 * i + 1] == '1'
+  local code, shortBy = 0, 0
+  local keyAvailable = 0
+  if limited then keyAvailable = available(token) end
+  local userAvailable = available(user)
+  if limited and keyAvailable == nil then code = 2
+  elseif userAvailable == nil then code = 1
+  elseif limited and keyAvailable < amount then code, shortBy = 4, keyAvailable
+  elseif userAvailable < amount then code, shortBy = 3, userAvailable
+  else
+    redis.call('HINCRBY', user, ARGV[1], amountText)
+    if limited then redis.call('HINCRBY', token, ARGV[1], amountText) end
+  end
+  results[2 * i - 1] = code
+  results[2 * i] = shortBy
 end
-local userAvailable = available(KEYS[1])
-if userAvailable == nil then return {1, 0} end
-if limited and keyAvailable < amount then return {4, keyAvailable} end
-if userAvailable < amount then return {3, userAvailable} end
-redis.call('HINCRBY', KEYS[1], ARGV[2], ARGV[1])
-if limited then redis.call('HINCRBY', KEYS[2], ARGV[2], ARGV[1]) end
-return {0, 0}
+return results
 `;
 
 const RELEASE_HOLD = `
@@ -50,24 +62,38 @@ end
 `;
 
 /**
- * KEYS user, token, queue, done marker. ARGV -reserved, hold field, limited, charge, entry, marker
- * TTL ms. -> {applied 1/0, the key's balance net of unwritten charges (limited keys), or -1}.
- * The marker makes a retry after a lost reply (or ioredis resending on reconnect) a no-op.
+ * Settlements. KEYS queue, then (user, token, done marker) per settlement. ARGV hold field, marker
+ * TTL ms, then (-reserved, limited, charge, entry) per settlement. -> flat {applied 1/0, the key's
+ * balance net of unwritten charges (limited keys), or -1} per settlement. The marker makes a retry
+ * after a lost reply (or ioredis resending on reconnect) a no-op.
  */
 const SETTLE = `${RELEASE_HOLD}
-if not redis.call('SET', KEYS[4], '1', 'NX', 'PX', ARGV[6]) then return {0, -1} end
-releaseHold(KEYS[1], ARGV[2], ARGV[1])
-if ARGV[3] == '1' then releaseHold(KEYS[2], ARGV[2], ARGV[1]) end
-if ARGV[4] ~= '0' then
-  if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HINCRBY', KEYS[1], 'pending', ARGV[4]) end
-  if ARGV[3] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then redis.call('HINCRBY', KEYS[2], 'pending', ARGV[4]) end
+local results = {}
+local queued = {}
+local field = ARGV[1]
+for i = 1, (#KEYS - 1) / 3 do
+  local user, token, done = KEYS[3 * i - 1], KEYS[3 * i], KEYS[3 * i + 1]
+  local negativeReserved, limited, charge = ARGV[4 * i - 1], ARGV[4 * i] == '1', ARGV[4 * i + 1]
+  local applied, keyBalance = 0, -1
+  if redis.call('SET', done, '1', 'NX', 'PX', ARGV[2]) then
+    applied = 1
+    releaseHold(user, field, negativeReserved)
+    if limited then releaseHold(token, field, negativeReserved) end
+    if charge ~= '0' then
+      if redis.call('EXISTS', user) == 1 then redis.call('HINCRBY', user, 'pending', charge) end
+      if limited and redis.call('EXISTS', token) == 1 then redis.call('HINCRBY', token, 'pending', charge) end
+    end
+    queued[#queued + 1] = ARGV[4 * i + 2]
+    if limited then
+      local mirror = redis.call('HMGET', token, 'db', 'pending')
+      if mirror[1] then keyBalance = tonumber(mirror[1]) - tonumber(mirror[2] or '0') end
+    end
+  end
+  results[2 * i - 1] = applied
+  results[2 * i] = keyBalance
 end
-redis.call('RPUSH', KEYS[3], ARGV[5])
-if ARGV[3] == '1' then
-  local mirror = redis.call('HMGET', KEYS[2], 'db', 'pending')
-  if mirror[1] then return {1, tonumber(mirror[1]) - tonumber(mirror[2] or '0')} end
-end
-return {1, -1}
+if #queued > 0 then redis.call('RPUSH', KEYS[1], unpack(queued)) end
+return results
 `;
 
 /** KEYS user, token, done marker. ARGV -reserved, hold field, limited, marker TTL ms. Idempotent like SETTLE. */
@@ -165,8 +191,8 @@ return 0
 `;
 
 const SCRIPTS = {
-  mgReserve: { numberOfKeys: 2, lua: RESERVE },
-  mgSettle: { numberOfKeys: 4, lua: SETTLE },
+  mgReserve: { lua: RESERVE },
+  mgSettle: { lua: SETTLE },
   mgRelease: { numberOfKeys: 3, lua: RELEASE },
   mgSeed: { numberOfKeys: 1, lua: SEED },
   mgReload: { lua: RELOAD },
@@ -181,11 +207,10 @@ type Arg = string | number;
 
 /** The scripts as typed commands (ioredis sends EVALSHA and falls back to EVAL). */
 export interface BillingRedis extends Redis {
-  mgReserve(user: string, token: string, amount: Arg, field: string, limited: Arg): Promise<[number, number]>;
-  mgSettle(
-    user: string, token: string, queue: string, done: string,
-    negReserved: Arg, field: string, limited: Arg, charge: Arg, entry: string, doneTtlMs: Arg,
-  ): Promise<[number, number]>;
+  /** See RESERVE: the number of keys, then the keys, then the arguments. */
+  mgReserve(numberOfKeys: number, ...keysThenArgs: Arg[]): Promise<number[]>;
+  /** See SETTLE: the number of keys, then the keys, then the arguments. */
+  mgSettle(numberOfKeys: number, ...keysThenArgs: Arg[]): Promise<number[]>;
   mgRelease(user: string, token: string, done: string, negReserved: Arg, field: string, limited: Arg, doneTtlMs: Arg): Promise<number>;
   mgSeed(key: string, db: Arg): Promise<number>;
   mgReload(numberOfKeys: number, ...keysThenArgs: Arg[]): Promise<number>;

@@ -127,6 +127,8 @@ export function relayEventStream(
   dialect: StreamDialect,
 ): Promise<StreamResult> {
   const body = upstream.body;
+  // The relay pipeline reads an upstream answer whole only when the call is not a stream.
+  if (Buffer.isBuffer(body)) return Promise.reject(new Error('a whole upstream answer cannot be relayed as a stream'));
   const parser = new SseParser();
   const result: StreamResult = { firstByteMs: null, clientAborted: false, failure: undefined };
 

@@ -130,7 +130,8 @@ export class RelayService {
       const request = call.upstreamRequest(channel, channel.modelMapping.get(call.model) ?? call.model);
       try {
         const sentAt = performance.now();
-        const upstream = await this.deps.upstream.post({ origin: channel.origin, ...request, signal });
+        const sent = { origin: channel.origin, ...request, signal };
+        const upstream = call.stream ? await this.deps.upstream.post(sent) : await this.deps.upstream.postWhole(sent);
         series.latency.observe((performance.now() - sentAt) / 1000);
         if (upstream.statusCode < 200 || upstream.statusCode >= 300) {
           series.error(`http_${upstream.statusCode}`);

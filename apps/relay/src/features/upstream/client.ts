@@ -17,7 +17,16 @@ export interface UpstreamRequest {
   signal: AbortSignal;
 }
 
-export type UpstreamResponse = Dispatcher.ResponseData;
+/** An upstream answer whose body is read as it arrives (streams). */
+export type StreamedUpstreamResponse = Dispatcher.ResponseData;
+
+/** An upstream answer read in full before anything looks at it (whole answers). */
+export interface WholeUpstreamResponse {
+  statusCode: number;
+  body: Buffer;
+}
+
+export type UpstreamResponse = StreamedUpstreamResponse | WholeUpstreamResponse;
 
 /**
  * Why an upstream call failed, as routing needs it: `connect` and `reset` may move to another
@@ -66,7 +75,8 @@ export class UpstreamClient {
     });
   }
 
-  async post(request: UpstreamRequest): Promise<UpstreamResponse> {
+  /** A call whose answer is relayed as it arrives (streams). */
+  async post(request: UpstreamRequest): Promise<StreamedUpstreamResponse> {
     try {
       return await this.agent.request({
         origin: request.origin,
@@ -83,13 +93,87 @@ export class UpstreamClient {
     }
   }
 
+  /**
+   * A call whose answer is only used whole. Collected by a dispatch handler, without the Readable
+   * stream, async resource and promise per chunk that `request()` costs every call.
+   */
+  postWhole(request: UpstreamRequest): Promise<WholeUpstreamResponse> {
+    return new Promise((resolve, reject) => {
+      this.agent.dispatch(
+        {
+          origin: request.origin,
+          path: request.path,
+          method: 'POST',
+          headers: request.headers,
+          body: request.body,
+          headersTimeout: this.timeouts.firstByteMs,
+          bodyTimeout: this.timeouts.idleMs,
+        },
+        new WholeAnswerHandler(request.signal, resolve, reject),
+      );
+    });
+  }
+
   close(): Promise<void> {
     return this.agent.close();
   }
 }
 
+const CLIENT_GONE = new Error('client closed the request');
+
+/** Collects one whole answer; aborts the upstream request when the client goes away. */
+class WholeAnswerHandler implements Dispatcher.DispatchHandler {
+  private statusCode = 0;
+  private readonly chunks: Buffer[] = [];
+  private controller: Dispatcher.DispatchController | undefined;
+  private settled = false;
+  private readonly onAbort = () => this.controller?.abort(CLIENT_GONE);
+
+  constructor(
+    private readonly signal: AbortSignal,
+    private readonly resolve: (response: WholeUpstreamResponse) => void,
+    private readonly reject: (failure: UpstreamFailure) => void,
+  ) {
+    signal.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.signal.aborted) controller.abort(CLIENT_GONE);
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+    // 1xx answers (100 Continue) come before the real one.
+    if (statusCode >= 200) this.statusCode = statusCode;
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    if (this.finish()) return;
+    const [only] = this.chunks;
+    this.resolve({ statusCode: this.statusCode, body: only && this.chunks.length === 1 ? only : Buffer.concat(this.chunks) });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    if (this.finish()) return;
+    this.reject(classifyUpstreamError(error, this.signal));
+  }
+
+  /** True when the outcome was already given. */
+  private finish(): boolean {
+    if (this.settled) return true;
+    this.settled = true;
+    this.signal.removeEventListener('abort', this.onAbort);
+    return false;
+  }
+}
+
 /** Reads a whole upstream body (for non-streamed answers and error bodies). */
 export async function readBody(response: UpstreamResponse, signal: AbortSignal): Promise<Buffer> {
+  if (Buffer.isBuffer(response.body)) return response.body;
   const chunks: Buffer[] = [];
   try {
     for await (const chunk of response.body) chunks.push(chunk as Buffer);
