@@ -107,22 +107,18 @@ describe('a ledger entry PostgreSQL refuses', () => {
 
 describe('Redis failing while a call settles', () => {
   type FailingScript = 'mgSettle' | 'mgRelease';
-  type ScriptCommand = (this: unknown, ...args: unknown[]) => Promise<unknown>;
+  type ScriptCommand = (...args: unknown[]) => Promise<unknown>;
 
   /**
    * Makes the next call of a billing script on the client fail once (`afterRunning`: it ran, only the
-   * reply was lost); resolves when that call is made. ioredis copies a client's script commands into
-   * each auto-pipeline it opens and queues a script by calling the pipeline's copy, so in a pipeline
-   * opened while the failure is armed the copy must queue like the original. (Queueing nothing leaves
-   * the pipeline a caller without a reply: ioredis then throws "results[i] is not iterable" from a
-   * timer and never answers the pipeline's other callers, which failed this file under load.)
+   * reply was lost); resolves when that call is made. The settlements of one event-loop turn run as
+   * one script call, so this fails every settlement of that turn.
    */
   function failOnce(redis: BillingRedis, script: FailingScript, afterRunning: boolean): Promise<void> {
     const scripts = redis as unknown as Record<FailingScript, ScriptCommand>;
     const original = scripts[script];
     return new Promise((called) => {
-      scripts[script] = function (this: unknown, ...args: unknown[]) {
-        if (this !== redis) return original.apply(this, args);
+      scripts[script] = function (...args: unknown[]) {
         scripts[script] = original;
         called();
         return (async () => {
@@ -134,16 +130,14 @@ describe('Redis failing while a call settles', () => {
   }
 
   /**
-   * What load does to the connection: Redis answers late, and the client's next commands gather in
-   * an auto-pipeline that stays open meanwhile. A BLPOP holds the connection (to be released well
-   * within the 2 s socket timeout); the command sent after it opens the waiting pipeline. Returns the
-   * release.
+   * What load does to the connection: Redis answers late, and the client's next commands wait
+   * behind the slow one. A BLPOP holds the connection (to be released well within the 2 s socket
+   * timeout). Returns the release.
    */
-  async function holdAutoPipelines(redis: Redis): Promise<() => Promise<void>> {
+  async function holdConnection(redis: Redis): Promise<() => Promise<void>> {
     const key = `${prefix()}held`;
     const blocked = redis.blpop(key, 0);
     await new Promise((resolve) => setImmediate(resolve));
-    void redis.exists(key);
     return async () => {
       const other = createTestRedis();
       try {
@@ -173,11 +167,11 @@ describe('Redis failing while a call settles', () => {
       const stream = await openAiClient(harness, customer.key).completions.create({ ...TEN_QUOTA_REQUEST, stream: true });
       for await (const chunk of stream) void chunk;
     })();
-    // Reserved (the upstream is answering): the failure is armed, and the settlement joins an
-    // auto-pipeline opened meanwhile, as under load.
+    // Reserved (the upstream is answering): the failure is armed, and the settlement waits behind
+    // a slow command, as under load.
     await eventually(() => expect(upstream.requests).toHaveLength(1));
     const settling = failOnce(harness.redis as BillingRedis, 'mgSettle', afterRunning);
-    const release = await holdAutoPipelines(harness.redis);
+    const release = await holdConnection(harness.redis);
     await settling;
     await release();
     await call;
