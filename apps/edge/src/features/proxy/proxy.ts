@@ -52,6 +52,7 @@ function pathOf(url: string): string {
 
 /** Error body in the caller's dialect; a 413's unread body is drained before the connection closes. */
 function answerWithError(res: ServerResponse, req: ProxiedRequest, error: AppError): void {
+  res.setHeader('X-Request-Id', req.requestId);
   const rendered = renderError(error, dialectForPath(pathOf(req.url)), req.requestId);
   if (rendered.status === 413) {
     answerBeforeBody(req, res, rendered);
@@ -66,9 +67,14 @@ function answerWithError(res: ServerResponse, req: ProxiedRequest, error: AppErr
   res.end(payload);
 }
 
+/** The port a Host header names, as the proxy's own X-Forwarded-Port would read it. */
+const HOST_PORT = /:(\d+)/;
+
 /**
- * Headers the services rely on: the request id, and the client address in X-Forwarded-For (one
- * value the relay can use for IP allow-lists; a client-sent one is never passed on as is).
+ * Headers the services rely on: the request id, the client address in X-Forwarded-For (one value
+ * the relay can use for IP allow-lists; a client-sent one is never passed on as is), and
+ * X-Forwarded-Host, -Proto and -Port (set here rather than by the proxy's `xfwd`, which builds
+ * them anew with computed header names on every call).
  */
 function setForwardingHeaders(req: ProxiedRequest, options: EdgeProxyOptions): void {
   const headers = req.headers;
@@ -78,17 +84,20 @@ function setForwardingHeaders(req: ProxiedRequest, options: EdgeProxyOptions): v
   const peer = req.socket.remoteAddress;
   const peerTrusted = peer !== undefined && options.trustProxy(peer, 0);
   const clientIp = peerTrusted ? clientAddress(req, options.trustProxy) : peer;
+  // Deletes only where the header is there: deleting a property costs even when it is absent.
   if (clientIp) headers['x-forwarded-for'] = clientIp;
-  else delete headers['x-forwarded-for'];
-  if (!peerTrusted) {
-    // The proxy then fills these from the actual connection instead of what the client claims.
-    delete headers['x-forwarded-host'];
-    delete headers['x-forwarded-proto'];
-    delete headers['x-forwarded-port'];
+  else if (headers['x-forwarded-for'] !== undefined) delete headers['x-forwarded-for'];
+  // What a trusted proxy in front says, else the connection's own, never what a client claims.
+  const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
+  const host = headers.host;
+  if (!peerTrusted || !headers['x-forwarded-host']) headers['x-forwarded-host'] = host ?? '';
+  if (!peerTrusted || !headers['x-forwarded-proto']) headers['x-forwarded-proto'] = encrypted ? 'https' : 'http';
+  if (!peerTrusted || !headers['x-forwarded-port']) {
+    headers['x-forwarded-port'] = (host ? HOST_PORT.exec(host)?.[1] : undefined) ?? (encrypted ? '443' : '80');
   }
   // The edge's server already answered `100 Continue`; forwarding Expect would make the upstream
   // request wait for a second one (and hides it from the proxyReq hook).
-  delete headers.expect;
+  if (headers.expect !== undefined) delete headers.expect;
 }
 
 /** Aborts the upstream request once a chunked body (no Content-Length) grows past the limit. */
@@ -106,6 +115,11 @@ function limitStreamedBody(req: IncomingMessage, proxyReq: ClientRequest, maxByt
   req.on('data', count);
 }
 
+/** Shared by every request (node calls it on the request): no closure per call. */
+function abortIdle(this: ClientRequest): void {
+  this.destroy(new UpstreamTimeoutError('idle'));
+}
+
 /** Connect and idle deadlines for one upstream request. */
 function applyTimeouts(proxyReq: ClientRequest, connectTimeoutMs: number, idleTimeoutMs: number): void {
   const socket = proxyReq.socket;
@@ -117,7 +131,7 @@ function applyTimeouts(proxyReq: ClientRequest, connectTimeoutMs: number, idleTi
   }
   // Socket inactivity once connected: covers a service that accepts but never answers, and a
   // stream that stalls; a slow but live stream keeps resetting it.
-  proxyReq.setTimeout(idleTimeoutMs, () => proxyReq.destroy(new UpstreamTimeoutError('idle')));
+  proxyReq.setTimeout(idleTimeoutMs, abortIdle);
 }
 
 /** Hooks into the proxy's events for one upstream: deadlines, body limit, headers, errors, metrics. */
@@ -134,8 +148,10 @@ function edgePlugin(upstream: Upstream, options: EdgeProxyOptions): Plugin<Proxi
     proxyServer.on('proxyRes', (proxyRes, req) => {
       const headers = proxyRes.headers;
       // Hop-by-hop: the edge keeps its own keep-alive with the client, whatever the service does.
-      delete headers.connection;
-      delete headers['keep-alive'];
+      // Undefined rather than deleted (which turns the object into a slow dictionary): the proxy
+      // copies no undefined header, and fills Connection in for the client.
+      headers.connection = undefined;
+      headers['keep-alive'] = undefined;
       headers[REQUEST_ID_HEADER] = req.requestId;
       options.metrics.countResponse(upstream.name, proxyRes.statusCode ?? 502);
     });
@@ -179,7 +195,6 @@ export function createEdgeProxy(options: EdgeProxyOptions): EdgeProxy {
       createProxyMiddleware<ProxiedRequest, ServerResponse>({
         target: upstream.target,
         agent: upstream.agent,
-        xfwd: true,
         // The defaults log every exchange at info and answer errors with an HTML page.
         ejectPlugins: true,
         plugins: [edgePlugin(upstream, options)],
@@ -194,13 +209,17 @@ export function createEdgeProxy(options: EdgeProxyOptions): EdgeProxy {
       const req = incoming as ProxiedRequest;
       const name = upstreamOf(family);
       if (name === undefined) return false;
+      // X-Request-Id is set on the answers the edge gives itself (preflights, errors); a proxied
+      // answer gets it with the service's headers (the proxyRes hook), not twice.
       req.requestId = resolveRequestId(req.headers[REQUEST_ID_HEADER]);
-      res.setHeader('X-Request-Id', req.requestId);
       logAccess?.(Object.assign(req, { originalUrl: req.url }) as unknown as Request, res as Response, () => {});
       // Only browsers send Origin: SDK calls from servers skip CORS entirely. The console's pages and
       // files are loaded by the console itself, same-origin: they get no CORS headers.
       const origin = req.headers.origin;
-      if (origin !== undefined && name !== 'console' && options.cors.handle(req, res, name, origin)) return true;
+      if (origin !== undefined && name !== 'console') {
+        res.setHeader('X-Request-Id', req.requestId);
+        if (options.cors.handle(req, res, name, origin)) return true;
+      }
 
       if (declaresBodyOver(req, maxBytes)) {
         options.metrics.countFailure(name, 'too_large');
