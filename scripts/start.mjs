@@ -14,6 +14,7 @@
 // package.json runs this file with `exec`: without it pnpm's `sh -c` sits in between, dies of a
 // SIGTERM without passing it on, and turns a clean stop after Ctrl-C into exit code 130 (ELIFECYCLE).
 import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +25,19 @@ const SERVICES = ['account', 'relay', 'worker', 'console', 'edge'];
 /** Signals closer together than this are one Ctrl-C (the terminal's and pnpm's copy). */
 const SAME_STOP_MS = 1000;
 const PARENT_POLL_MS = 1000;
+/** Memory settings per service, the ones production runs with (infra/node-runtime.json). */
+const RUNTIME = JSON.parse(readFileSync(join(root, 'infra', 'node-runtime.json'), 'utf8')).services;
+
+/**
+ * A service's environment: its runtime settings, then the caller's. A NODE_OPTIONS of the caller's
+ * comes after ours, so its flags win while ours stay.
+ */
+function serviceEnv(name) {
+  const settings = RUNTIME[name] ?? {};
+  const env = { ...settings, ...process.env };
+  if (settings.NODE_OPTIONS && process.env.NODE_OPTIONS) env.NODE_OPTIONS = `${settings.NODE_OPTIONS} ${process.env.NODE_OPTIONS}`;
+  return env;
+}
 
 function reachable(url, defaultPort) {
   const { hostname, port } = new URL(url);
@@ -110,7 +124,7 @@ const children = SERVICES.map((name) => {
   const { cwd, command, args } = serviceCommand(name);
   // detached: a process group of its own, out of reach of the terminal's Ctrl-C. The IPC channel
   // tells the service when this launcher is gone.
-  const child = spawn(command, args, { cwd, env: process.env, detached: true, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = spawn(command, args, { cwd, env: serviceEnv(name), detached: true, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   child.on('exit', (code, signal) => {
     child.exited = true;
     if (stopRequestedAt === undefined) {

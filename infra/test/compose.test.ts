@@ -9,6 +9,7 @@ import {
   parseDockerfile,
   parseYaml,
   METRICS_PORTS,
+  nodeRuntime,
   readRepoFile,
   SERVICE_PORTS,
   SERVICES,
@@ -151,10 +152,19 @@ describe('docker-compose.yml', () => {
 });
 
 describe('docker-compose.yml: what each service is given and can reach', () => {
-  it.each(SERVICES)('%s gets exactly the variables its src/env.ts reads, and no env_file of everything', (name) => {
+  it.each(SERVICES)('%s gets exactly the variables its src/env.ts reads (and Node reads), and no env_file of everything', (name) => {
     expect(serviceNamed(name).env_file).toBeUndefined();
-    const expected = environmentVariablesReadBy(name).filter((key) => !SET_BY_IMAGE.includes(key));
+    const runtimeKeys = Object.keys(nodeRuntime().services[name] ?? {});
+    const expected = [...environmentVariablesReadBy(name).filter((key) => !SET_BY_IMAGE.includes(key)), ...runtimeKeys].sort();
     expect(Object.keys(serviceNamed(name).environment ?? {}).sort()).toEqual(expected);
+  });
+
+  it.each(SERVICES)('%s runs with exactly its memory settings of infra/node-runtime.json (none for the edge and the console)', (name) => {
+    const runtime = nodeRuntime().services;
+    const runtimeKeys = new Set(Object.values(runtime).flatMap((settings) => Object.keys(settings)));
+    const environment = serviceNamed(name).environment ?? {};
+    const given = Object.fromEntries(Object.entries(environment).filter(([key]) => runtimeKeys.has(key)));
+    expect(given).toEqual(runtime[name] ?? {});
   });
 
   it('gives each secret only to the services that use it: the edge and the console none, the worker only its data URLs', () => {

@@ -6,6 +6,7 @@ import {
   envFileKeys,
   METRICS_PORTS,
   METRICS_SERVICES,
+  nodeRuntime,
   parseDockerfile,
   parseYamlDocuments,
   readRepoFile,
@@ -134,6 +135,17 @@ describe('kubectl kustomize infra/k8s', () => {
     expect(container.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'http' });
     expect(container.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'http' });
     expect(container.startupProbe?.httpGet).toEqual({ path: '/healthz', port: 'http' });
+  });
+
+  it.each(SERVICES)('%s: runs with exactly its memory settings of infra/node-runtime.json (none for the edge and the console)', (name) => {
+    const runtime = nodeRuntime().services;
+    const runtimeKeys = [...new Set(Object.values(runtime).flatMap((settings) => Object.keys(settings)))];
+    const container = containerOf(find<Workload>('Deployment', name));
+    const given = Object.fromEntries(runtimeKeys.flatMap((key) => {
+      const value = envValue(container, key);
+      return value === undefined ? [] : [[key, value]];
+    }));
+    expect(given).toEqual(runtime[name] ?? {});
   });
 
   it('sets resource requests and limits on every container', () => {

@@ -1,6 +1,7 @@
 // Readers shared by the static checks: repository files, YAML with compose-style merge keys, the
-// Dockerfile's stages, .dockerignore rules and the environment variables the services read; and
-// the CIDR check of compose subnets and NetworkPolicy ipBlocks.
+// services' runtime settings (infra/node-runtime.json), the Dockerfile's stages, .dockerignore rules
+// and the environment variables the services read; and the CIDR check of compose subnets and
+// NetworkPolicy ipBlocks.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -16,6 +17,16 @@ export const SERVICE_PORTS: Record<ServiceName, number> = { edge: 3000, relay: 3
  */
 export const METRICS_SERVICES = ['edge', 'relay', 'account', 'worker'] as const;
 export const METRICS_PORTS: Record<(typeof METRICS_SERVICES)[number], number> = { edge: 9091, relay: 3001, account: 3002, worker: 3003 };
+
+/** infra/node-runtime.json: the memory settings (environment variables) of the services it names. */
+export interface NodeRuntime {
+  why: string;
+  services: Partial<Record<ServiceName, Record<string, string>>>;
+}
+
+export function nodeRuntime(): NodeRuntime {
+  return JSON.parse(readRepoFile('infra', 'node-runtime.json')) as NodeRuntime;
+}
 
 export function repoPath(...parts: string[]): string {
   return join(REPO_ROOT, ...parts);

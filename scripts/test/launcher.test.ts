@@ -2,9 +2,9 @@
 // run's private database and Redis prefix and on free ports, stopped the ways a terminal and a
 // supervisor stop them.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { request } from 'node:http';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { PrismaClient } from '@modelgate/db';
 import { createApiKey, createChannel, createTestPrisma, createUser, setOption } from '@modelgate/testing';
 import { type FakeUpstream, startFakeUpstream } from '@modelgate/testing/fake-upstream';
@@ -146,6 +146,21 @@ function descendants(pid: number): number[] {
   return found;
 }
 
+/** The service a process runs (the app directory it works in), if any. */
+function serviceOf(pid: number): string | undefined {
+  try {
+    const cwd = readlinkSync(`/proc/${pid}/cwd`);
+    return dirname(cwd) === join(REPO_ROOT, 'apps') ? basename(cwd) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function environmentOf(pid: number): Record<string, string> {
+  const entries = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
+  return Object.fromEntries(entries.map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]));
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -177,6 +192,18 @@ afterAll(async () => {
 
 it('serves the built console at the edge, and Ctrl-C (SIGINT to the process group) lets a 3-second request finish, then exits 0 without ELIFECYCLE', async () => {
   const started = await launch();
+  // Each service runs with its memory settings of infra/node-runtime.json, as in production.
+  const runtime = (JSON.parse(readFileSync(join(REPO_ROOT, 'infra', 'node-runtime.json'), 'utf8')) as { services: Record<string, Record<string, string>> }).services;
+  const services = started.processes.filter((pid) => serviceOf(pid) !== undefined);
+  expect(services.map(serviceOf).sort()).toEqual(['account', 'console', 'edge', 'relay', 'worker']);
+  for (const pid of services) {
+    const name = serviceOf(pid) as string;
+    const env = environmentOf(pid);
+    const settings = runtime[name] ?? {};
+    // The caller's environment wins; a NODE_OPTIONS of the caller's comes after ours.
+    expect({ name, MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX }).toEqual({ name, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? settings.MALLOC_ARENA_MAX });
+    expect({ name, NODE_OPTIONS: env.NODE_OPTIONS }).toEqual({ name, NODE_OPTIONS: [settings.NODE_OPTIONS, process.env.NODE_OPTIONS].filter(Boolean).join(' ') || undefined });
+  }
   const page = await send(`${started.edgeUrl}/keys`);
   expect(page.status).toBe(200);
   expect(page.body).toContain('<div id="root"></div>');

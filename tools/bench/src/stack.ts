@@ -80,6 +80,20 @@ export function bundlesOutdated(): boolean {
   });
 }
 
+/**
+ * The environment production gives a service (infra/node-runtime.json: memory settings) under the
+ * caller's: a NODE_OPTIONS of the caller's comes after ours, so its flags win while ours stay.
+ */
+function withRuntimeSettings(name: ServiceName, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const runtime = JSON.parse(readFileSync(join(REPO_ROOT, 'infra', 'node-runtime.json'), 'utf8')) as {
+    services: Partial<Record<ServiceName, Record<string, string>>>;
+  };
+  const settings = runtime.services[name] ?? {};
+  const merged = { ...settings, ...env };
+  if (settings.NODE_OPTIONS && env.NODE_OPTIONS) merged.NODE_OPTIONS = `${settings.NODE_OPTIONS} ${env.NODE_OPTIONS}`;
+  return merged;
+}
+
 /** Resolves when the process is gone: it exited, or it could not be started at all. */
 function exited(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return Promise.resolve(child.exitCode);
@@ -139,7 +153,8 @@ async function startUpstream(options: StackOptions): Promise<{ url: string; proc
 
 /**
  * Builds the apps if needed, creates and migrates a private database, and starts the fake upstream
- * and the four services from their bundles with NODE_ENV=production on free ports.
+ * and the four services from their bundles with NODE_ENV=production and production's runtime settings,
+ * on free ports.
  */
 export async function startStack(options: StackOptions): Promise<Stack> {
   if (options.build && options.appsRoot === REPO_ROOT && bundlesOutdated()) {
@@ -202,7 +217,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       const logFd = openSync(logPath, 'a');
       const child = spawn(process.execPath, [...nodeArgs, 'dist/index.js'], {
         cwd: join(options.appsRoot, 'apps', name),
-        env: { ...process.env, ...common, ...options.serviceEnv[name] },
+        // This checkout's runtime settings also for another checkout's bundles (--apps-root), so that
+        // an A/B run compares code only; --service-env overrides them.
+        env: { ...withRuntimeSettings(name, process.env), ...common, ...options.serviceEnv[name] },
         stdio: ['ignore', logFd, logFd],
       });
       closeSync(logFd);
