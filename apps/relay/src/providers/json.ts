@@ -5,6 +5,19 @@ export function isJsonObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+/**
+ * `known` with the fields of `source` it does not set added after its own: what `{ ...source,
+ * ...known }` gives, minus the key order. Spreading a parsed object and then adding keys costs
+ * V8 ~1.3 us per object (the copy's shape cannot grow fast); a literal that grows does not.
+ */
+export function withOtherFields<T extends object>(known: T, source: Record<string, unknown>): T {
+  for (const key in source) {
+    // `__proto__` would set the prototype instead of a field.
+    if (!Object.hasOwn(known, key) && key !== '__proto__') (known as Record<string, unknown>)[key] = source[key];
+  }
+  return known;
+}
+
 /** The value as an object to read fields from: {} when it is not one. */
 export function objectOf(value: unknown): Record<string, unknown> {
   return isJsonObject(value) ? value : {};

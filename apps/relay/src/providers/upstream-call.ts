@@ -3,9 +3,8 @@ import type { UpstreamCall, UpstreamTarget } from './provider';
 
 /** A JSON POST to a channel: under its path prefix, with its type's authentication headers. */
 export function jsonPost(facts: ChannelTypeFacts, channel: UpstreamTarget, path: string, body: Buffer | string): UpstreamCall {
-  return {
-    path: `${channel.pathPrefix}${path}`,
-    headers: { ...facts.authHeaders(channel.key), 'content-type': 'application/json' },
-    body,
-  };
+  // A fresh object per call, so it is completed in place: a spread copy that then grows costs V8 ~1 us.
+  const headers = facts.authHeaders(channel.key);
+  headers['content-type'] = 'application/json';
+  return { path: `${channel.pathPrefix}${path}`, headers, body };
 }

@@ -58,13 +58,16 @@ export function chatUsageOf(usage: unknown): ChatUsage | undefined {
   const prompt = promptUsageOf(usage);
   const completionTokens = reportedTokenCount(usage.output_tokens);
   if (!prompt || completionTokens === undefined) return undefined;
-  return { ...prompt, completionTokens, reasoningTokens: 0 };
+  return { promptTokens: prompt.promptTokens, cachedTokens: prompt.cachedTokens, cacheWriteTokens: prompt.cacheWriteTokens, completionTokens, reasoningTokens: 0 };
 }
 
 /** A stream's usage so far: the prompt side once it is known, the output so far once reported. */
 export function partialUsageOf(usage: AnthropicUsage): Partial<ChatUsage> {
   const completionTokens = reportedTokenCount(usage.output_tokens);
-  return { ...promptUsageOf(usage), ...(completionTokens === undefined ? {} : { completionTokens }), reasoningTokens: 0 };
+  const partial: Partial<ChatUsage> = Object.assign({}, promptUsageOf(usage));
+  if (completionTokens !== undefined) partial.completionTokens = completionTokens;
+  partial.reasoningTokens = 0;
+  return partial;
 }
 
 /**

@@ -99,7 +99,8 @@ export function chatResponseFromOpenAI(body: unknown): ChatResponse {
  * reasoning as DeepSeek-style `reasoning_content`, tool calls with their ids. Redacted reasoning
  * has no OpenAI form and is dropped.
  */
-export function assistantMessageToOpenAI(parts: ContentPart[]): Record<string, unknown> {
+/** `fields` are added after the message's own (a whole answer's `refusal`). */
+export function assistantMessageToOpenAI(parts: ContentPart[], fields: Record<string, unknown> = {}): Record<string, unknown> {
   const texts: string[] = [];
   const reasoning: string[] = [];
   const toolCalls: Record<string, unknown>[] = [];
@@ -114,6 +115,7 @@ export function assistantMessageToOpenAI(parts: ContentPart[]): Record<string, u
   };
   if (reasoning.length > 0) message.reasoning_content = reasoning.join('');
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  for (const key of Object.keys(fields)) message[key] = fields[key];
   return message;
 }
 
@@ -129,7 +131,7 @@ export function chatResponseToOpenAI(response: ChatResponse, model: string, usag
     model,
     choices: response.choices.map((choice) => ({
       index: choice.index,
-      message: { ...assistantMessageToOpenAI(choice.content), refusal: null },
+      message: assistantMessageToOpenAI(choice.content, { refusal: null }),
       logprobs: null,
       finish_reason: choice.finishReason,
     })),

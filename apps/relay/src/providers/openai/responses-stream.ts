@@ -99,7 +99,7 @@ export class ResponsesEventEncoder implements ChatStreamEncoder {
         this.delivered.push(event.text);
         const text = this.add({ type: 'text', text: event.text });
         const index = this.output.length - 1;
-        return text + this.emit('response.output_text.delta', { ...this.itemRef(index), content_index: 0, delta: event.text, logprobs: [] });
+        return text + this.emit('response.output_text.delta', { item_id: this.itemId(index), output_index: index, content_index: 0, delta: event.text, logprobs: [] });
       }
       case 'reasoning': {
         if (event.text === '') return '';
@@ -109,9 +109,9 @@ export class ResponsesEventEncoder implements ChatStreamEncoder {
         const item = this.output[index];
         // The summary part begins with the item's first text.
         if (item?.type === 'reasoning' && reasoningText(item.part) === event.text) {
-          text += this.emit('response.reasoning_summary_part.added', { ...this.itemRef(index), summary_index: 0, part: summaryPartOf('') });
+          text += this.emit('response.reasoning_summary_part.added', { item_id: this.itemId(index), output_index: index, summary_index: 0, part: summaryPartOf('') });
         }
-        return text + this.emit('response.reasoning_summary_text.delta', { ...this.itemRef(index), summary_index: 0, delta: event.text });
+        return text + this.emit('response.reasoning_summary_text.delta', { item_id: this.itemId(index), output_index: index, summary_index: 0, delta: event.text });
       }
       case 'reasoning_signature':
         return this.add({ type: 'reasoning', text: '', signature: event.signature });
@@ -229,7 +229,7 @@ export class ResponsesEventEncoder implements ChatStreamEncoder {
   }
 
   private argumentsDelta(index: number, delta: string): string {
-    return this.emit('response.function_call_arguments.delta', { ...this.itemRef(index), delta });
+    return this.emit('response.function_call_arguments.delta', { item_id: this.itemId(index), output_index: index, delta });
   }
 
   /** One event, framed as OpenAI frames it: the `event:` line names its type. */

@@ -1,6 +1,6 @@
 import { reportedTokenCount } from '../../features/relay/tokens';
 import type { ChatUsage } from '../chat';
-import { objectOf } from '../json';
+import { objectOf, withOtherFields } from '../json';
 
 /** OpenAI `usage` as docs/api.md 2.1 requires it: every count present, details included. */
 export interface CompletionUsage {
@@ -34,25 +34,31 @@ export function completeUsage(
   const promptImage = count(promptDetails.image_tokens) ?? 0;
   const completionAudio = count(completionDetails.audio_tokens) ?? 0;
   const reasoning = count(completionDetails.reasoning_tokens) ?? 0;
-  return {
-    ...usage,
-    prompt_tokens: promptTokens,
-    completion_tokens: completionTokens,
-    total_tokens: count(usage.total_tokens) ?? promptTokens + completionTokens,
-    prompt_tokens_details: {
-      ...promptDetails,
-      cached_tokens: cachedCount(usage) ?? 0,
-      text_tokens: count(promptDetails.text_tokens) ?? Math.max(0, promptTokens - promptAudio - promptImage),
-      audio_tokens: promptAudio,
-      image_tokens: promptImage,
+  return withOtherFields(
+    {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: count(usage.total_tokens) ?? promptTokens + completionTokens,
+      prompt_tokens_details: withOtherFields(
+        {
+          cached_tokens: cachedCount(usage) ?? 0,
+          text_tokens: count(promptDetails.text_tokens) ?? Math.max(0, promptTokens - promptAudio - promptImage),
+          audio_tokens: promptAudio,
+          image_tokens: promptImage,
+        },
+        promptDetails,
+      ),
+      completion_tokens_details: withOtherFields(
+        {
+          text_tokens: count(completionDetails.text_tokens) ?? Math.max(0, completionTokens - completionAudio - reasoning),
+          audio_tokens: completionAudio,
+          reasoning_tokens: reasoning,
+        },
+        completionDetails,
+      ),
     },
-    completion_tokens_details: {
-      ...completionDetails,
-      text_tokens: count(completionDetails.text_tokens) ?? Math.max(0, completionTokens - completionAudio - reasoning),
-      audio_tokens: completionAudio,
-      reasoning_tokens: reasoning,
-    },
-  };
+    usage,
+  );
 }
 
 /** Cached prompt tokens: OpenAI's `prompt_tokens_details.cached_tokens`, DeepSeek's `prompt_cache_hit_tokens`. */
