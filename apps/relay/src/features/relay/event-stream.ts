@@ -216,7 +216,7 @@ export function relayEventStream(
     body.on('error', fail);
     const onAbort = () => fail(new UpstreamFailure('aborted', 'client closed the request'));
     if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
+    else signal.once('abort', onAbort);
   });
 }
 

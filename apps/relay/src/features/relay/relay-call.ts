@@ -3,6 +3,7 @@ import type { AppError } from '@modelgate/errors';
 import type { RelaySurface } from '@modelgate/schemas';
 import type { ChannelRecord } from '../channels/channel-cache';
 import type { UpstreamResponse } from '../upstream/client';
+import type { CallerSignal } from '../upstream/caller-signal';
 import type { ChatUsage } from '../../providers/chat';
 
 /** What reached the client, and what it is billed for (docs/api.md 2.11: every count the charge uses). */
@@ -31,7 +32,7 @@ export type CallerResponse = ServerResponse & { locals: Record<string, unknown> 
 export interface DeliveryContext {
   res: ServerResponse;
   /** Aborted when the client disconnects. */
-  signal: AbortSignal;
+  signal: CallerSignal;
   startedAt: number;
   channel: ChannelRecord;
 }

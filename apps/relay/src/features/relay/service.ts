@@ -10,6 +10,7 @@ import { type AuthContext, checkAllowLists } from '../keys/authenticate';
 import type { KeyRateLimit } from '../keys/rate-limit';
 import type { RelayMetrics, UpstreamSeries } from '../metrics/metrics';
 import type { OptionsCache } from '../options/options-cache';
+import { CallerSignal } from '../upstream/caller-signal';
 import { readBody, UpstreamFailure, type UpstreamClient } from '../upstream/client';
 import type { CallerRequest, CallerResponse, ChannelCall, Delivery, RelayCall } from './relay-call';
 import { maskUpstreamText, UpstreamExhaustedError, UpstreamHttpError } from './upstream-errors';
@@ -46,12 +47,12 @@ interface CallTrace {
 const EMPTY = Buffer.alloc(0);
 
 /** Aborted when the client disconnects before its answer was written. */
-function clientSignal(res: CallerResponse): AbortSignal {
-  const controller = new AbortController();
+function clientSignal(res: CallerResponse): CallerSignal {
+  const signal = new CallerSignal();
   res.once('close', () => {
-    if (!res.writableFinished) controller.abort();
+    if (!res.writableFinished) signal.abort();
   });
-  return controller.signal;
+  return signal;
 }
 
 /**
@@ -111,7 +112,7 @@ export class RelayService {
     plan: ChannelPlan,
     call: ChannelCall,
     res: CallerResponse,
-    signal: AbortSignal,
+    signal: CallerSignal,
     startedAt: number,
     trace: CallTrace,
   ): Promise<{ channel: ChannelRecord; series: UpstreamSeries; delivery: Delivery }> {
@@ -130,7 +131,7 @@ export class RelayService {
       const request = call.upstreamRequest(channel, channel.modelMapping.get(call.model) ?? call.model);
       try {
         const sentAt = performance.now();
-        const sent = { origin: channel.origin, ...request, signal };
+        const sent = { origin: channel.origin, path: request.path, headers: request.headers, body: request.body, signal };
         const upstream = call.stream ? await this.deps.upstream.post(sent) : await this.deps.upstream.postWhole(sent);
         series.latency.observe((performance.now() - sentAt) / 1000);
         if (upstream.statusCode < 200 || upstream.statusCode >= 300) {
@@ -165,7 +166,7 @@ export class RelayService {
    * A non-2xx answer: disables the channel when it is unusable (auto_ban), cools it down on a
    * transient failure and returns the error to retry with; throws what must reach the client as is.
    */
-  private async rejected(channel: ChannelRecord, status: number, body: Buffer, signal: AbortSignal, trace: CallTrace): Promise<Error> {
+  private async rejected(channel: ChannelRecord, status: number, body: Buffer, signal: CallerSignal, trace: CallTrace): Promise<Error> {
     if (signal.aborted) throw new ClientGone();
     this.deps.logger.warn({ ...trace, channelId: channel.id, status }, 'upstream answered with an error');
     const provider = providerFor(channel);

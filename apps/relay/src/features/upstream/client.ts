@@ -1,5 +1,6 @@
 import { Agent, type Dispatcher } from 'undici';
 import { isJsonObject } from '../../providers/json';
+import type { CallerSignal } from './caller-signal';
 
 export interface UpstreamTimeouts {
   connectMs: number;
@@ -14,7 +15,7 @@ export interface UpstreamRequest {
   path: string;
   headers: Record<string, string>;
   body: Buffer | string;
-  signal: AbortSignal;
+  signal: CallerSignal;
 }
 
 /** An upstream answer whose body is read as it arrives (streams). */
@@ -46,7 +47,7 @@ const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_C
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 /** Maps undici / socket errors to a failure kind; `signal` tells apart our own abort. */
-export function classifyUpstreamError(err: unknown, signal?: AbortSignal): UpstreamFailure {
+export function classifyUpstreamError(err: unknown, signal?: CallerSignal): UpstreamFailure {
   if (err instanceof UpstreamFailure) return err;
   if (signal?.aborted) return new UpstreamFailure('aborted', 'client closed the request');
   const code = (err as { code?: unknown } | null)?.code;
@@ -130,11 +131,11 @@ class WholeAnswerHandler implements Dispatcher.DispatchHandler {
   private readonly onAbort = () => this.controller?.abort(CLIENT_GONE);
 
   constructor(
-    private readonly signal: AbortSignal,
+    private readonly signal: CallerSignal,
     private readonly resolve: (response: WholeUpstreamResponse) => void,
     private readonly reject: (failure: UpstreamFailure) => void,
   ) {
-    signal.addEventListener('abort', this.onAbort, { once: true });
+    signal.once('abort', this.onAbort);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -166,13 +167,13 @@ class WholeAnswerHandler implements Dispatcher.DispatchHandler {
   private finish(): boolean {
     if (this.settled) return true;
     this.settled = true;
-    this.signal.removeEventListener('abort', this.onAbort);
+    this.signal.removeListener('abort', this.onAbort);
     return false;
   }
 }
 
 /** Reads a whole upstream body (for non-streamed answers and error bodies). */
-export async function readBody(response: UpstreamResponse, signal: AbortSignal): Promise<Buffer> {
+export async function readBody(response: UpstreamResponse, signal: CallerSignal): Promise<Buffer> {
   if (Buffer.isBuffer(response.body)) return response.body;
   const chunks: Buffer[] = [];
   try {
