@@ -6,6 +6,7 @@ export * from './access-log';
 export * from './server';
 export * from './boot';
 export * from './metrics';
+export * from './counted-metrics';
 export * from './metrics-text';
 export * from './backpressure';
 export * from './trusted-proxies';

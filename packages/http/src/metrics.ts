@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { CountedHistogram, type HistogramSeries } from './counted-metrics';
 
 /**
  * What the metrics read of a request: node's, with the routing fields Express sets (a handler that
@@ -20,7 +21,6 @@ export interface MeteredRequest extends IncomingMessage {
 
 export interface ServiceMetrics {
   registry: Registry;
-  httpDuration: Histogram<'method' | 'route' | 'status'>;
   /**
    * Times every request; the route label is the matched route, never the raw path. It works on
    * node's objects: Express runs it, and so can a handler that bypasses Express.
@@ -71,16 +71,15 @@ export function createServiceMetrics(service: string, options: ServiceMetricsOpt
   const registry = new Registry();
   registry.setDefaultLabels({ service });
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
-  const httpDuration = new Histogram({
+  const httpDuration = new CountedHistogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP requests by route and status (count and latency)',
     labelNames: ['method', 'route', 'status'] as const,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [registry],
   });
-  // Bound children per method, route and status: prom-client's own label lookup sorts and hashes
-  // the label object on every observation.
-  const children = new Map<string, Histogram.Internal<'method' | 'route' | 'status'>>();
+  // Series bound per method, route and status: the histogram's own lookup hashes the label set.
+  const children = new Map<string, HistogramSeries<'method' | 'route' | 'status'>>();
   const middleware: ServiceMetrics['middleware'] = (req, res, next) => {
     const started = performance.now();
     res.once('close', () => {
@@ -89,7 +88,7 @@ export function createServiceMetrics(service: string, options: ServiceMetricsOpt
       const key = `${req.method} ${status} ${route}`;
       let child = children.get(key);
       if (child === undefined) {
-        child = httpDuration.labels(req.method, route, String(status));
+        child = httpDuration.labels({ method: req.method, route, status: String(status) });
         children.set(key, child);
       }
       child.observe((performance.now() - started) / 1000);
@@ -100,5 +99,5 @@ export function createServiceMetrics(service: string, options: ServiceMetricsOpt
     res.setHeader('Content-Type', registry.contentType);
     res.end(await registry.metrics());
   };
-  return { registry, httpDuration, middleware, handler };
+  return { registry, middleware, handler };
 }

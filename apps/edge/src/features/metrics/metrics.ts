@@ -1,7 +1,7 @@
-import { notFound } from '@modelgate/http';
+import { CountedCounter, CountedHistogram, type CounterSeries, type HistogramSeries, notFound } from '@modelgate/http';
 import express, { type Express, type RequestHandler } from 'express';
 import type { ServerResponse } from 'node:http';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
 import type { FailureReason } from '../proxy/proxy-failures';
 import { ROUTE_FAMILIES, type RouteFamily, type UpstreamName } from '../proxy/upstreams';
 
@@ -32,111 +32,11 @@ export interface EdgeMetrics {
   timeRequest(family: RouteFamily, res: ServerResponse): void;
 }
 
-/**
- * One counter child counted in a plain number and added to prom-client's child when scraped:
- * prom-client validates and hashes a child's labels on every call, which the hot path skips.
- */
-class Tally {
-  pending = 0;
-
-  constructor(private readonly child: Counter.Internal) {}
-
-  flush(): void {
-    if (this.pending === 0) return;
-    this.child.inc(this.pending);
-    this.pending = 0;
-  }
-}
-
-/** One label set of `DurationHistogram`, in plain numbers. */
-class DurationSeries {
-  count = 0;
-  sum = 0;
-  /** Observations per bucket (not cumulative); past the last bound only `count` has them. */
-  readonly inBucket: number[];
-
-  constructor(
-    readonly labels: { route: RouteFamily; status_class: StatusClass },
-    private readonly bounds: readonly number[],
-    private readonly onFirst: (series: DurationSeries) => void,
-  ) {
-    this.inBucket = bounds.map(() => 0);
-  }
-
-  observe(seconds: number): void {
-    if (this.count === 0) this.onFirst(this);
-    this.count += 1;
-    this.sum += seconds;
-    for (let i = 0; i < this.bounds.length; i++) {
-      if (seconds <= this.bounds[i]!) {
-        this.inBucket[i]! += 1;
-        return;
-      }
-    }
-  }
-}
-
-/**
- * The request duration histogram, counted in plain numbers (as `Tally`) and turned into what
- * prom-client's registry prints only when scraped: the same lines a prom-client Histogram prints,
- * label sets in the order first observed.
- */
-class DurationHistogram {
-  readonly type = 'histogram';
-  readonly aggregator = 'sum';
-  private observed: DurationSeries[] = [];
-  private readonly series: Record<RouteFamily, Record<StatusClass, DurationSeries>>;
-
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    private readonly bounds: readonly number[],
-  ) {
-    const onFirst = (series: DurationSeries) => this.observed.push(series);
-    this.series = Object.fromEntries(
-      ROUTE_FAMILIES.map((route) => [
-        route,
-        perStatusClass((cls) => new DurationSeries({ route, status_class: cls }, bounds, onFirst)),
-      ]),
-    ) as Record<RouteFamily, Record<StatusClass, DurationSeries>>;
-  }
-
-  byClass(route: RouteFamily): Record<StatusClass, DurationSeries> {
-    return this.series[route];
-  }
-
-  get() {
-    const values = this.observed.flatMap((series) => {
-      let cumulative = 0;
-      const buckets = this.bounds.map((le, i) => {
-        cumulative += series.inBucket[i]!;
-        return { metricName: `${this.name}_bucket`, labels: { le, ...series.labels }, value: cumulative };
-      });
-      return [
-        ...buckets,
-        { metricName: `${this.name}_bucket`, labels: { le: '+Inf', ...series.labels }, value: series.count },
-        { metricName: `${this.name}_sum`, labels: series.labels, value: series.sum },
-        { metricName: `${this.name}_count`, labels: series.labels, value: series.count },
-      ];
-    });
-    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
-  }
-
-  reset(): void {
-    for (const series of this.observed) {
-      series.count = 0;
-      series.sum = 0;
-      series.inBucket.fill(0);
-    }
-    this.observed = [];
-  }
-}
-
 const STARTED = Symbol('edge.started');
 const DURATION = Symbol('edge.duration');
 
 /** A response being timed: its start and series ride on it, so one shared listener serves all. */
-type TimedResponse = ServerResponse & { [STARTED]: number; [DURATION]: Record<StatusClass, DurationSeries> };
+type TimedResponse = ServerResponse & { [STARTED]: number; [DURATION]: Record<StatusClass, HistogramSeries<'route' | 'status_class'>> };
 
 function observeDuration(this: TimedResponse): void {
   if (this.headersSent) this[DURATION][statusClassOf(this.statusCode)].observe((performance.now() - this[STARTED]) / 1000);
@@ -145,15 +45,12 @@ function observeDuration(this: TimedResponse): void {
 export function createEdgeMetrics(options: { defaultMetrics: boolean }): EdgeMetrics {
   const registry = new Registry();
   if (options.defaultMetrics) collectDefaultMetrics({ register: registry });
-  const tallies: Tally[] = [];
-  const responses = new Counter({
+  // Counted on every request: in plain numbers, handed to prom-client when scraped.
+  const responses = new CountedCounter({
     name: 'edge_proxied_responses_total',
     help: 'Responses relayed from the internal services, by service and status class',
     labelNames: ['upstream', 'status_class'] as const,
     registers: [registry],
-    collect() {
-      for (const tally of tallies) tally.flush();
-    },
   });
   const failures = new Counter({
     name: 'edge_proxy_failures_total',
@@ -161,34 +58,33 @@ export function createEdgeMetrics(options: { defaultMetrics: boolean }): EdgeMet
     labelNames: ['upstream', 'reason'] as const,
     registers: [registry],
   });
-  const duration = new DurationHistogram(
-    'edge_request_duration_seconds',
-    'Requests on the public port, from arrival to the end of the answer, by route family and status class',
+  const duration = new CountedHistogram({
+    name: 'edge_request_duration_seconds',
+    help: 'Requests on the public port, from arrival to the end of the answer, by route family and status class',
+    labelNames: ['route', 'status_class'] as const,
     // Up to the long model streams the edge carries.
-    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
-  );
-  // Not a prom-client class, but what its registry reads of one: name, help, type and values.
-  registry.registerMetric(duration as unknown as Histogram);
-  const tally = (upstream: UpstreamName, cls: StatusClass) => {
-    const made = new Tally(responses.labels(upstream, cls));
-    tallies.push(made);
-    return made;
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+    registers: [registry],
+  });
+  // Bound once: no label set is looked up per request.
+  const responsesOf = (upstream: UpstreamName) => perStatusClass((cls) => responses.labels({ upstream, status_class: cls }));
+  const responseSeries: Record<UpstreamName, Record<StatusClass, CounterSeries<'upstream' | 'status_class'>>> = {
+    relay: responsesOf('relay'),
+    account: responsesOf('account'),
+    console: responsesOf('console'),
   };
-  // Made once: no label object is built per request.
-  const responseTallies: Record<UpstreamName, Record<StatusClass, Tally>> = {
-    relay: perStatusClass((cls) => tally('relay', cls)),
-    account: perStatusClass((cls) => tally('account', cls)),
-    console: perStatusClass((cls) => tally('console', cls)),
-  };
+  const durationSeries = Object.fromEntries(
+    ROUTE_FAMILIES.map((route) => [route, perStatusClass((cls) => duration.labels({ route, status_class: cls }))]),
+  ) as Record<RouteFamily, Record<StatusClass, HistogramSeries<'route' | 'status_class'>>>;
   return {
     registry,
     countResponse(upstream, status) {
-      responseTallies[upstream][statusClassOf(status)].pending += 1;
+      responseSeries[upstream][statusClassOf(status)].inc();
     },
     timeRequest(family, res) {
       const timed = res as TimedResponse;
       timed[STARTED] = performance.now();
-      timed[DURATION] = duration.byClass(family);
+      timed[DURATION] = durationSeries[family];
       timed.on('close', observeDuration);
     },
     countFailure(upstream, reason) {

@@ -1,6 +1,14 @@
-import { createServiceMetrics, type ServiceMetrics, type ServiceMetricsOptions } from '@modelgate/http';
+import {
+  CountedCounter,
+  CountedHistogram,
+  createServiceMetrics,
+  type CounterSeries,
+  type HistogramSeries,
+  type ServiceMetrics,
+  type ServiceMetricsOptions,
+} from '@modelgate/http';
 import { CHANNEL_STATUS } from '@modelgate/schemas';
-import { Counter, Gauge, Histogram } from 'prom-client';
+import { Gauge } from 'prom-client';
 import type { LedgerCounts } from '../billing/ledger-writer';
 import type { ChannelState } from '../channels/channel-cache';
 import type { UpstreamFailureKind } from '../upstream/client';
@@ -16,21 +24,21 @@ export type UpstreamErrorReason = Exclude<UpstreamFailureKind, 'aborted'> | `htt
 
 /** The series of one (channel, model) pair, bound once: observing costs no label lookup. */
 export class UpstreamSeries {
-  private readonly errorChildren = new Map<UpstreamErrorReason, Counter.Internal>();
+  private readonly errorChildren = new Map<UpstreamErrorReason, CounterSeries<'channel' | 'model' | 'reason'>>();
 
   constructor(
     private readonly metrics: RelayMetricFamilies,
     private readonly channel: string,
     private readonly model: string,
-    readonly latency: Histogram.Internal<'channel' | 'model'>,
-    readonly firstByte: Histogram.Internal<'channel' | 'model'>,
-    readonly retries: Counter.Internal,
+    readonly latency: HistogramSeries<'channel' | 'model'>,
+    readonly firstByte: HistogramSeries<'channel' | 'model'>,
+    readonly retries: CounterSeries<'channel' | 'model'>,
   ) {}
 
   error(reason: UpstreamErrorReason): void {
     let child = this.errorChildren.get(reason);
     if (child === undefined) {
-      child = this.metrics.upstreamErrors.labels(this.channel, this.model, reason);
+      child = this.metrics.upstreamErrors.labels({ channel: this.channel, model: this.model, reason });
       this.errorChildren.set(reason, child);
     }
     child.inc();
@@ -38,9 +46,9 @@ export class UpstreamSeries {
 }
 
 interface ModelSeries {
-  quota: Counter.Internal;
-  promptTokens: Counter.Internal;
-  completionTokens: Counter.Internal;
+  quota: CounterSeries<'model'>;
+  promptTokens: CounterSeries<'model' | 'type'>;
+  completionTokens: CounterSeries<'model' | 'type'>;
 }
 
 /** The `status` label of `relay_channel_status`, by channel status. */
@@ -58,13 +66,14 @@ export interface RelayStateSources {
   channels(): Iterable<ChannelState>;
 }
 
+/** Counted in plain numbers, handed to prom-client when scraped: they are counted on every call. */
 interface RelayMetricFamilies {
-  upstreamLatency: Histogram<'channel' | 'model'>;
-  firstByte: Histogram<'channel' | 'model'>;
-  upstreamErrors: Counter<'channel' | 'model' | 'reason'>;
-  upstreamRetries: Counter<'channel' | 'model'>;
-  quotaCharged: Counter<'model'>;
-  tokens: Counter<'model' | 'type'>;
+  upstreamLatency: CountedHistogram<'channel' | 'model'>;
+  firstByte: CountedHistogram<'channel' | 'model'>;
+  upstreamErrors: CountedCounter<'channel' | 'model' | 'reason'>;
+  upstreamRetries: CountedCounter<'channel' | 'model'>;
+  quotaCharged: CountedCounter<'model'>;
+  tokens: CountedCounter<'model' | 'type'>;
 }
 
 /**
@@ -85,39 +94,39 @@ export class RelayMetrics {
     this.service = createServiceMetrics('relay', options);
     const registers = [this.service.registry];
     this.families = {
-      upstreamLatency: new Histogram({
+      upstreamLatency: new CountedHistogram({
         name: 'relay_upstream_latency_seconds',
         help: 'Time from sending a request to a model provider until its response headers arrived, per attempt',
         labelNames: ['channel', 'model'] as const,
         buckets: UPSTREAM_BUCKETS,
         registers,
       }),
-      firstByte: new Histogram({
+      firstByte: new CountedHistogram({
         name: 'relay_first_byte_seconds',
         help: "Time from receiving a client's request until its first response byte was sent (successful calls)",
         labelNames: ['channel', 'model'] as const,
         buckets: UPSTREAM_BUCKETS,
         registers,
       }),
-      upstreamErrors: new Counter({
+      upstreamErrors: new CountedCounter({
         name: 'relay_upstream_errors_total',
         help: 'Failed upstream attempts, by reason (connect, reset, timeout, other, http_<status>, stream_error, stream_timeout)',
         labelNames: ['channel', 'model', 'reason'] as const,
         registers,
       }),
-      upstreamRetries: new Counter({
+      upstreamRetries: new CountedCounter({
         name: 'relay_upstream_retries_total',
         help: 'Failed upstream attempts that were retried on another channel (labelled with the channel that failed)',
         labelNames: ['channel', 'model'] as const,
         registers,
       }),
-      quotaCharged: new Counter({
+      quotaCharged: new CountedCounter({
         name: 'relay_quota_charged_total',
         help: 'Quota units charged to users for relayed calls',
         labelNames: ['model'] as const,
         registers,
       }),
-      tokens: new Counter({
+      tokens: new CountedCounter({
         name: 'relay_tokens_total',
         help: 'Tokens billed for relayed calls, by type (prompt, completion)',
         labelNames: ['model', 'type'] as const,
@@ -203,15 +212,15 @@ export class RelayMetrics {
     }
     let series = byModel.get(model);
     if (series === undefined) {
-      const channel = String(channelId);
+      const labels = { channel: String(channelId), model };
       const { upstreamLatency, firstByte, upstreamRetries } = this.families;
       series = new UpstreamSeries(
         this.families,
-        channel,
+        labels.channel,
         model,
-        upstreamLatency.labels(channel, model),
-        firstByte.labels(channel, model),
-        upstreamRetries.labels(channel, model),
+        upstreamLatency.labels(labels),
+        firstByte.labels(labels),
+        upstreamRetries.labels(labels),
       );
       byModel.set(model, series);
     }
@@ -224,9 +233,9 @@ export class RelayMetrics {
     if (series === undefined) {
       const { quotaCharged, tokens } = this.families;
       series = {
-        quota: quotaCharged.labels(model),
-        promptTokens: tokens.labels(model, 'prompt'),
-        completionTokens: tokens.labels(model, 'completion'),
+        quota: quotaCharged.labels({ model }),
+        promptTokens: tokens.labels({ model, type: 'prompt' }),
+        completionTokens: tokens.labels({ model, type: 'completion' }),
       };
       this.byModel.set(model, series);
     }
