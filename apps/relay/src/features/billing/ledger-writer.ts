@@ -112,7 +112,7 @@ export class LedgerWriter {
     this.logger.error({ err: describeError(err) }, 'ledger flush failed; charges stay queued in Redis');
   }
 
-  /** Three list lengths, sent together (one round trip with auto-pipelining). */
+  /** Three list lengths, sent back to back (answered in one round trip). */
   async counts(): Promise<LedgerCounts> {
     const [queued, processing, deadLetters] = await Promise.all([
       this.redis.llen(this.keys.queue),
