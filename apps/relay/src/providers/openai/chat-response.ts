@@ -99,8 +99,7 @@ export function chatResponseFromOpenAI(body: unknown): ChatResponse {
  * reasoning as DeepSeek-style `reasoning_content`, tool calls with their ids. Redacted reasoning
  * has no OpenAI form and is dropped.
  */
-/** `fields` are added after the message's own (a whole answer's `refusal`). */
-export function assistantMessageToOpenAI(parts: ContentPart[], fields: Record<string, unknown> = {}): Record<string, unknown> {
+export function assistantMessageToOpenAI(parts: ContentPart[]): Record<string, unknown> {
   const texts: string[] = [];
   const reasoning: string[] = [];
   const toolCalls: Record<string, unknown>[] = [];
@@ -115,7 +114,12 @@ export function assistantMessageToOpenAI(parts: ContentPart[], fields: Record<st
   };
   if (reasoning.length > 0) message.reasoning_content = reasoning.join('');
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
-  for (const key of Object.keys(fields)) message[key] = fields[key];
+  return message;
+}
+
+/** A whole answer's message gets `refusal`, set on it rather than spread into a copy (~1 us in V8). */
+function refusalAdded(message: Record<string, unknown>): Record<string, unknown> {
+  message.refusal = null;
   return message;
 }
 
@@ -131,7 +135,7 @@ export function chatResponseToOpenAI(response: ChatResponse, model: string, usag
     model,
     choices: response.choices.map((choice) => ({
       index: choice.index,
-      message: assistantMessageToOpenAI(choice.content, { refusal: null }),
+      message: refusalAdded(assistantMessageToOpenAI(choice.content)),
       logprobs: null,
       finish_reason: choice.finishReason,
     })),
