@@ -217,6 +217,15 @@ describe('docker-compose.yml: what each service is given and can reach', () => {
   });
 });
 
+describe('docker-compose.yml: the public address', () => {
+  it('hands PUBLIC_URL from .env to the account (links, Secure cookies) and the edge (HSTS), and COOKIE_SECURE only when set', () => {
+    for (const name of ['account', 'edge']) expect(serviceNamed(name).environment?.PUBLIC_URL).toBe('${PUBLIC_URL:-}');
+    // Unset, the cookie is Secure exactly when PUBLIC_URL is https: nothing forces it off.
+    expect(serviceNamed('account').environment?.COOKIE_SECURE).toBe('${COOKIE_SECURE:-}');
+    expect(readRepoFile('.env.example')).not.toMatch(/^COOKIE_SECURE=/m);
+  });
+});
+
 describe('infra/compose/dev.yml (PostgreSQL and Redis for `pnpm start` on the host)', () => {
   it('publishes them on the loopback interface only, in a project of its own', () => {
     expect(devOverride.name).not.toBe(compose.name);

@@ -222,6 +222,15 @@ describe('kubectl kustomize infra/k8s', () => {
     if (name === 'edge') expect(envValue(container, 'EDGE_METRICS_PORT')).toBe(String(METRICS_PORTS.edge));
   });
 
+  it('gives account and edge an https public address, so cookies are Secure and the edge sends HSTS', () => {
+    for (const name of ['account', 'edge']) {
+      const container = containerOf(find<Workload>('Deployment', name));
+      expect(envValue(container, 'PUBLIC_URL')).toMatch(/^https:\/\/[^/]+$/);
+      // COOKIE_SECURE follows PUBLIC_URL unless set; nothing here turns it off.
+      expect(envValue(container, 'COOKIE_SECURE')).toBeUndefined();
+    }
+  });
+
   it('does not ask Prometheus to scrape the console, which serves no /metrics', () => {
     expect(find<Workload>('Deployment', 'console').spec.template.metadata.annotations).toBeUndefined();
   });

@@ -255,7 +255,7 @@ it('reports every configuration problem of every service at once, before startin
   expect(report.split('\n').filter((line) => line.startsWith('  - ')).sort()).toEqual(
     [
       '  - CRYPTO_SECRET: is required in production (account, relay)',
-      '  - EDGE_PORT: Invalid input: expected number, received NaN (edge)',
+      '  - EDGE_PORT: Invalid input: expected number, received NaN (account, edge)',
       '  - CONSOLE_PORT: Invalid input: expected number, received NaN (console)',
       '  - REDIS_URL: must be a URL (redis: or rediss:) (account, relay, worker)',
       '  - SESSION_SECRET: must be at least 32 characters (account)',

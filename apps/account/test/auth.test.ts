@@ -3,6 +3,7 @@ import { listen, UNREAD_BODY_DRAIN } from '@modelgate/http';
 import { createUser, setOption, TEST_PASSWORD } from '@modelgate/testing';
 import { uploadDeclaredBody, uploadEndlessBody } from '@modelgate/testing/uploads';
 import request from 'supertest';
+import { Agent, request as undiciRequest } from 'undici';
 import { createTestAccount } from './support/app';
 import { expectFailure, expectOk } from './support/envelope';
 import { totpAt } from './support/totp';
@@ -72,6 +73,19 @@ describe('POST /api/user/register', () => {
     await request(app).post('/api/user/register').set('X-Forwarded-For', '203.0.113.8').send({ username: 'other', password: 'pa55word!' }).expect(200);
   });
 
+  it('counts registrations of one IPv6 /64 as one address, and an IPv4-mapped address as its IPv4', async () => {
+    const register = (username: string, address: string) =>
+      request(app).post('/api/user/register').set('X-Forwarded-For', address).send({ username, password: 'pa55word!' });
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push((await register(`v6_${i}`, `2001:db8:1:2:${i.toString(16)}::${i + 1}`)).status);
+    expect(statuses).toEqual([...Array(10).fill(200), 429]);
+    expect((await register('v6_other', '2001:db8:1:3::1')).status).toBe(200);
+
+    for (let i = 0; i < 5; i++) expect((await register(`v4_${i}`, '203.0.113.50')).status).toBe(200);
+    for (let i = 5; i < 10; i++) expect((await register(`v4_${i}`, '::ffff:203.0.113.50')).status).toBe(200);
+    expectFailure(await register('v4_10', '::ffff:cb00:7132'), 429, 'rate_limited');
+  });
+
   it('is rate limited per username from any address (5 attempts an hour), whatever the case', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) {
@@ -111,6 +125,21 @@ describe('POST /api/user/login', () => {
     }
   });
 
+  it('marks the cookie Secure by default when PUBLIC_URL is https, unless COOKIE_SECURE=false says otherwise', async () => {
+    const user = await createUser(prisma);
+    const cookieOf = async (env: Record<string, string>) => {
+      const service = createTestAccount(env);
+      try {
+        return sessionCookie(await request(service.app).post('/api/user/login').send({ username: user.username, password: TEST_PASSWORD }));
+      } finally {
+        await service.close();
+      }
+    };
+    expect(await cookieOf({ PUBLIC_URL: 'https://gateway.example.com' })).toMatch(/Secure/);
+    expect(await cookieOf({ PUBLIC_URL: 'https://gateway.example.com', COOKIE_SECURE: 'false' })).not.toMatch(/Secure/);
+    expect(await cookieOf({ PUBLIC_URL: 'http://gateway.example.com:8080' })).not.toMatch(/Secure/);
+  });
+
   it('rejects a wrong password or unknown user with 401, the same way', async () => {
     const user = await createUser(prisma);
     const wrong = await request(app).post('/api/user/login').send({ username: user.username, password: 'wrong-password' });
@@ -133,24 +162,78 @@ describe('POST /api/user/login', () => {
     await request(app).get('/api/user/self').set('Cookie', secondCookie).set('New-Api-User', String(user.id)).expect(200);
   });
 
-  it('locks a username after 10 failures from any address, with 429 and Retry-After, even for the right password', async () => {
+  it('locks a username at one address after 10 failures from it, with 429 and Retry-After, even for the right password; the owner elsewhere logs in', async () => {
     const user = await createUser(prisma);
+    const attacker = '198.51.100.7';
     for (let i = 0; i < 10; i++) {
+      const res = await request(app).post('/api/user/login').set('X-Forwarded-For', attacker).send({ username: user.username, password: 'wrong-password' });
+      expect(res.status).toBe(401);
+    }
+    const locked = await request(app).post('/api/user/login').set('X-Forwarded-For', attacker).send({ username: user.username.toUpperCase(), password: TEST_PASSWORD });
+    expectFailure(locked, 429, 'rate_limited');
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
+    await request(app).post('/api/user/login').set('X-Forwarded-For', '203.0.113.9').send({ username: user.username, password: TEST_PASSWORD }).expect(200);
+    // Another user at the attacker's address is not locked by failures on this one.
+    const other = await createUser(prisma);
+    await request(app).post('/api/user/login').set('X-Forwarded-For', attacker).send({ username: other.username, password: TEST_PASSWORD }).expect(200);
+  });
+
+  it('counts the address a real client connects from: ten failures from 127.0.0.7 do not lock the owner out on 127.0.0.1', async () => {
+    const user = await createUser(prisma);
+    const server = await listen(app, 0, '127.0.0.1');
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/user/login`;
+    const attacker = new Agent({ localAddress: '127.0.0.7' });
+    const owner = new Agent({ localAddress: '127.0.0.1' });
+    const attempt = async (dispatcher: Agent, password: string) => {
+      const res = await undiciRequest(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: user.username, password }), dispatcher });
+      await res.body.dump();
+      return res.statusCode;
+    };
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 11; i++) statuses.push(await attempt(attacker, 'wrong-password'));
+      expect(statuses).toEqual([...Array(10).fill(401), 429]);
+      expect(await attempt(attacker, TEST_PASSWORD)).toBe(429);
+      expect(await attempt(owner, TEST_PASSWORD)).toBe(200);
+    } finally {
+      await attacker.close();
+      await owner.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('does not let failures spread over many addresses lock the owner out', async () => {
+    const user = await createUser(prisma);
+    for (let i = 0; i < 30; i++) {
       const res = await request(app).post('/api/user/login').set('X-Forwarded-For', `198.51.100.${i}`).send({ username: user.username, password: 'wrong-password' });
       expect(res.status).toBe(401);
     }
-    const locked = await request(app).post('/api/user/login').set('X-Forwarded-For', '198.51.100.99').send({ username: user.username, password: TEST_PASSWORD });
-    expectFailure(locked, 429, 'rate_limited');
-    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
+    await request(app).post('/api/user/login').set('X-Forwarded-For', '203.0.113.9').send({ username: user.username, password: TEST_PASSWORD }).expect(200);
+  });
+
+  it('limits failed logins per address (20 in 15 minutes), whatever the usernames, counting an IPv6 /64 as one address', async () => {
+    const user = await createUser(prisma);
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const res = await request(app).post('/api/user/login').set('X-Forwarded-For', `2001:db8:5:6::${i + 1}`).send({ username: `nobody${i}`, password: 'wrong-password' });
+      statuses.push(res.status);
+    }
+    expect(statuses).toEqual(Array(20).fill(401));
+    const limited = await request(app).post('/api/user/login').set('X-Forwarded-For', '2001:db8:5:6:ffff::1').send({ username: user.username, password: TEST_PASSWORD });
+    expectFailure(limited, 429, 'rate_limited');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    await request(app).post('/api/user/login').set('X-Forwarded-For', '2001:db8:5:7::1').send({ username: user.username, password: TEST_PASSWORD }).expect(200);
   });
 
   it('limits login attempts per IP', async () => {
+    const user = await createUser(prisma);
     const statuses: number[] = [];
     for (let i = 0; i < 31; i++) {
-      const res = await request(app).post('/api/user/login').set('X-Forwarded-For', '192.0.2.1').send({ username: `nobody${i}`, password: 'wrong-password' });
+      const res = await request(app).post('/api/user/login').set('X-Forwarded-For', '192.0.2.1').send({ username: user.username, password: TEST_PASSWORD });
       statuses.push(res.status);
     }
-    expect(statuses.slice(0, 30).every((status) => status === 401)).toBe(true);
+    expect(statuses.slice(0, 30).every((status) => status === 200)).toBe(true);
     expect(statuses[30]).toBe(429);
   });
 
@@ -178,9 +261,14 @@ describe('authenticated calls', () => {
     expectFailure(await cookieOnly, 401, 'unauthorized');
   });
 
-  it('stop working after logout', async () => {
+  it('stop working after logout, which is POST only: a GET answers 405 and ends nothing', async () => {
     const { agent } = await loggedInUser(account);
-    expectOk(await agent.get('/api/user/logout'));
+    const viaGet = await agent.get('/api/user/logout');
+    expectFailure(viaGet, 405, 'method_not_allowed');
+    expect(viaGet.headers.allow).toBe('POST');
+    expect(viaGet.headers['set-cookie']).toBeUndefined();
+    await agent.get('/api/user/self').expect(200);
+    expectOk(await agent.post('/api/user/logout'));
     expectFailure(await agent.get('/api/user/self'), 401, 'unauthorized');
   });
 

@@ -79,20 +79,20 @@ describe('channel CRUD (admin)', () => {
     const { agent } = await admin();
     const created = expectOk(await agent.post('/api/channel/').send({ name: 'g', type: 1, key: 'k', models: 'gemini-2.5-flash' })) as ChannelView;
     expect(created.base_url).toBe('');
-    const switched = expectOk(await agent.put('/api/channel/').send({ id: created.id, type: 24 })) as ChannelView;
+    const switched = expectOk(await agent.put('/api/channel/').send({ id: created.id, type: 24, key: 'k2' })) as ChannelView;
     expect(switched).toMatchObject({ type: 24, base_url: '' });
     expect(await prisma.channel.findUniqueOrThrow({ where: { id: created.id } })).toMatchObject({ type: 24, baseUrl: '' });
-    const custom = expectOk(await agent.put('/api/channel/').send({ id: created.id, base_url: 'https://proxy.example.com/' })) as ChannelView;
+    const custom = expectOk(await agent.put('/api/channel/').send({ id: created.id, base_url: 'https://proxy.example.com/', key: 'k3' })) as ChannelView;
     expect(custom.base_url).toBe('https://proxy.example.com');
-    expect(expectOk(await agent.put('/api/channel/').send({ id: created.id, base_url: '' }))).toMatchObject({ base_url: '' });
+    expect(expectOk(await agent.put('/api/channel/').send({ id: created.id, base_url: '', key: 'k4' }))).toMatchObject({ base_url: '' });
   });
 
   it("on a type change, lets go of the old type's default written out by earlier versions, but keeps a custom base_url", async () => {
     const { agent } = await admin();
     const legacy = await createChannel(prisma, { type: 1, baseUrl: 'https://api.openai.com' });
     const custom = await createChannel(prisma, { type: 1, baseUrl: 'https://proxy.example.com' });
-    expect(expectOk(await agent.put('/api/channel/').send({ id: legacy.id, type: 24 }))).toMatchObject({ type: 24, base_url: '' });
-    expect(expectOk(await agent.put('/api/channel/').send({ id: custom.id, type: 24 }))).toMatchObject({ type: 24, base_url: 'https://proxy.example.com' });
+    expect(expectOk(await agent.put('/api/channel/').send({ id: legacy.id, type: 24, key: 'k' }))).toMatchObject({ type: 24, base_url: '' });
+    expect(expectOk(await agent.put('/api/channel/').send({ id: custom.id, type: 24, key: 'k' }))).toMatchObject({ type: 24, base_url: 'https://proxy.example.com' });
     const renamed = await createChannel(prisma, { type: 1, baseUrl: 'https://api.openai.com' });
     expect(expectOk(await agent.put('/api/channel/').send({ id: renamed.id, type: 1, name: 'same type' }))).toMatchObject({ base_url: 'https://api.openai.com' });
   });
@@ -112,11 +112,11 @@ describe('channel CRUD (admin)', () => {
       settings: { responses: 'native' },
     });
     // Settings the new type does not declare make the type change invalid, unless they go with it.
-    expectFailure(await agent.put('/api/channel/').send({ id: openai.id, type: 14 }), 400, 'invalid_request', /^settings\.responses: channel type 14/);
+    expectFailure(await agent.put('/api/channel/').send({ id: openai.id, type: 14, key: 'k' }), 400, 'invalid_request', /^settings\.responses: channel type 14/);
     expect((await prisma.channel.findUniqueOrThrow({ where: { id: openai.id } })).type).toBe(1);
-    expect(expectOk(await agent.put('/api/channel/').send({ id: openai.id, type: 14, settings: {} }))).toMatchObject({ type: 14, settings: {} });
+    expect(expectOk(await agent.put('/api/channel/').send({ id: openai.id, type: 14, key: 'k', settings: {} }))).toMatchObject({ type: 14, settings: {} });
     expectFailure(await agent.put('/api/channel/').send({ id: anthropic.id, settings: { responses: 'chat' } }), 400, 'invalid_request', /settings\.responses/);
-    expect(expectOk(await agent.put('/api/channel/').send({ id: anthropic.id, type: 1, settings: { responses: 'chat' } }))).toMatchObject({
+    expect(expectOk(await agent.put('/api/channel/').send({ id: anthropic.id, type: 1, key: 'k', settings: { responses: 'chat' } }))).toMatchObject({
       type: 1,
       settings: { responses: 'chat' },
     });
@@ -307,6 +307,32 @@ describe('GET /api/channel/test/:id', () => {
     expect(result.success).toBe(false);
     expect(result.message).toMatch(/401/);
     expect(JSON.stringify(res.body)).not.toContain(CHANNEL_KEY);
+  });
+
+  it('sends the stored key only to the address it was entered for: a new base_url or type needs a new key', async () => {
+    const { agent } = await admin();
+    upstream.reply = { status: 200, body: { id: 'chatcmpl-1', object: 'chat.completion', choices: [] } };
+    const channel = await createChannel(prisma, { baseUrl: `${baseUrl}/entered`, key: CHANNEL_KEY, models: 'gpt-4o-mini' });
+    const before = await prisma.channel.findUniqueOrThrow({ where: { id: channel.id } });
+
+    for (const edit of [{ base_url: `${baseUrl}/elsewhere` }, { base_url: '' }, { type: 14 }, { type: 24, base_url: `${baseUrl}/entered` }]) {
+      expectFailure(await agent.put('/api/channel/').send({ id: channel.id, name: 'moved', ...edit }), 400, 'invalid_request', /^key: /);
+    }
+    expect(await prisma.channel.findUniqueOrThrow({ where: { id: channel.id } })).toEqual(before);
+    expectOk(await agent.get(`/api/channel/test/${channel.id}`));
+    expect(upstream.requests.map((sent) => [sent.path, sent.headers.authorization])).toEqual([['/entered/v1/chat/completions', `Bearer ${CHANNEL_KEY}`]]);
+
+    // The same address, written out again (the console sends every field), needs no key.
+    expect(expectOk(await agent.put('/api/channel/').send({ id: channel.id, base_url: `${baseUrl}/entered/`, type: 1, priority: 3 }))).toMatchObject({
+      priority: 3,
+    });
+    const unnamed = await createChannel(prisma, { type: 14, baseUrl: '' });
+    expectOk(await agent.put('/api/channel/').send({ id: unnamed.id, base_url: 'https://api.anthropic.com' }));
+
+    // With a new key the channel moves, and the test follows it with that key.
+    expectOk(await agent.put('/api/channel/').send({ id: channel.id, base_url: `${baseUrl}/elsewhere`, key: 'sk-for-elsewhere' }));
+    expectOk(await agent.get(`/api/channel/test/${channel.id}`));
+    expect(upstream.requests[1]).toMatchObject({ path: '/elsewhere/v1/chat/completions', headers: { authorization: 'Bearer sk-for-elsewhere' } });
   });
 
   it('reports an unreachable upstream, and 404 for an unknown channel', async () => {

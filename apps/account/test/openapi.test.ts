@@ -258,6 +258,6 @@ describe('the operation table', () => {
     expectDescribed('get', '/api/pricing', await user.agent.get('/api/pricing'));
     expectDescribed('get', '/api/user/topup/self', await user.agent.get('/api/user/topup/self'));
     expectDescribed('get', '/api/payment/events', await root.agent.get('/api/payment/events'));
-    expectDescribed('get', '/api/user/logout', await user.agent.get('/api/user/logout'));
+    expectDescribed('post', '/api/user/logout', await user.agent.post('/api/user/logout'));
   });
 });

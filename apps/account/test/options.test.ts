@@ -127,14 +127,29 @@ describe('PUT /api/option/ normalisation', () => {
 });
 
 describe('boot', () => {
-  it('seeds Stripe options from the environment only when they are not set', async () => {
-    const seeded = createTestAccount({ STRIPE_API_SECRET: 'sk_test_env', STRIPE_PRICE_ID: 'price_env', ROOT_PASSWORD: 'root-password-1' });
+  it('seeds Stripe options and ServerAddress from the environment only when they are not set', async () => {
+    const seeded = createTestAccount({
+      STRIPE_API_SECRET: 'sk_test_env',
+      STRIPE_PRICE_ID: 'price_env',
+      PUBLIC_URL: 'https://Gateway.example.com',
+      ROOT_PASSWORD: 'root-password-1',
+    });
     try {
       await setOption(prisma, 'StripePriceId', 'price_set_by_admin');
       await bootstrapAccount(seeded.deps);
       await bootstrapAccount(seeded.deps);
       const stored = Object.fromEntries((await prisma.option.findMany()).map((o) => [o.key, o.value]));
-      expect(stored).toEqual({ StripeApiSecret: 'sk_test_env', StripePriceId: 'price_set_by_admin' });
+      expect(stored).toEqual({ StripeApiSecret: 'sk_test_env', StripePriceId: 'price_set_by_admin', ServerAddress: 'https://gateway.example.com' });
+    } finally {
+      await seeded.close();
+    }
+  });
+
+  it('seeds ServerAddress with the local edge when PUBLIC_URL is unset', async () => {
+    const seeded = createTestAccount({ EDGE_PORT: '3100', ROOT_PASSWORD: 'root-password-1' });
+    try {
+      await bootstrapAccount(seeded.deps);
+      expect(await prisma.option.findUnique({ where: { key: 'ServerAddress' } })).toMatchObject({ value: 'http://127.0.0.1:3100' });
     } finally {
       await seeded.close();
     }

@@ -78,6 +78,23 @@ describe('POST /api/user/stripe/pay', () => {
     expect(topUp.money.toNumber()).toBe(10);
   });
 
+  test('sends the payer back to ServerAddress, whatever Host or X-Forwarded-Host the request named', async () => {
+    await setOption(account.prisma, 'ServerAddress', 'https://gateway.example.com');
+    const user = await loggedInUser(account);
+
+    expectOk(
+      await pay(user, { amount: 2 })
+        .set('Host', 'attacker.example')
+        .set('X-Forwarded-Host', 'attacker.example')
+        .set('X-Forwarded-Proto', 'https'),
+    );
+
+    expect(stripe.requests[0]?.form).toMatchObject({
+      success_url: 'https://gateway.example.com/wallet?checkout=success',
+      cancel_url: 'https://gateway.example.com/wallet?checkout=cancelled',
+    });
+  });
+
   test("reuses the user's Stripe customer when known", async () => {
     const user = await loggedInUser(account, { stripeCustomerId: 'cus_known' });
     expectOk(await pay(user, { amount: 2, payment_method: 'stripe' }));

@@ -9,17 +9,21 @@ const { app, prisma } = account;
 beforeEach(() => account.reset());
 afterAll(() => account.close());
 
-interface ModelPrice {
-  model_name: string;
+interface UsdPer1M {
   input_usd_per_1m: number;
   cached_input_usd_per_1m: number;
   cache_write_usd_per_1m: number;
   output_usd_per_1m: number;
 }
+interface ModelPrice extends UsdPer1M {
+  model_name: string;
+  tiers: (UsdPer1M & { above_prompt_tokens: number })[];
+}
 interface Pricing {
   group: string;
   group_ratio: number;
   items: ModelPrice[];
+  tools: { tool: string; usd_per_call: number }[];
 }
 
 async function setOption(key: string, value: unknown) {
@@ -40,14 +44,28 @@ describe('GET /api/pricing', () => {
       cached_input_usd_per_1m: 0.3,
       cache_write_usd_per_1m: 3.75,
       output_usd_per_1m: 15,
+      // docs/api.md 2.11: above 200K prompt tokens (1M context beta) the whole call costs USD 6 / 22.50.
+      tiers: [{ above_prompt_tokens: 200_000, input_usd_per_1m: 6, cached_input_usd_per_1m: 0.6, cache_write_usd_per_1m: 7.5, output_usd_per_1m: 22.5 }],
     });
+    expect(byModel.get('gemini-2.5-pro')?.tiers).toEqual([
+      { above_prompt_tokens: 200_000, input_usd_per_1m: 2.5, cached_input_usd_per_1m: 0.25, cache_write_usd_per_1m: 2.5, output_usd_per_1m: 15 },
+    ]);
     expect(byModel.get('gpt-4o-mini')).toEqual({
       model_name: 'gpt-4o-mini',
       input_usd_per_1m: 0.15,
       cached_input_usd_per_1m: 0.075,
       cache_write_usd_per_1m: 0.15,
       output_usd_per_1m: 0.6,
+      tiers: [],
     });
+    // docs/api.md 2.14: the server tools' default prices, USD per call.
+    expect(pricing.tools).toEqual(expect.arrayContaining([
+      { tool: 'web_search', usd_per_call: 0.01 },
+      { tool: 'web_search_preview', usd_per_call: 0.025 },
+      { tool: 'googleSearch', usd_per_call: 0.035 },
+      { tool: 'web_fetch', usd_per_call: 0 },
+    ]));
+    expect(pricing.tools.map((tool) => tool.tool)).not.toContain('code_execution');
     expect(byModel.get('gemini-2.5-flash')).toMatchObject({ input_usd_per_1m: 0.3, output_usd_per_1m: 2.5, cached_input_usd_per_1m: 0.03 });
     expect(byModel.get('text-embedding-3-small')).toMatchObject({ input_usd_per_1m: 0.02, output_usd_per_1m: 0.02 });
   });
@@ -57,13 +75,26 @@ describe('GET /api/pricing', () => {
     await setOption('CompletionRatio', { 'zeta-model': 3 });
     await setOption('CacheRatio', { 'alpha-model': 0.2 });
     await setOption('GroupRatio', { default: 1, vip: 0.8 });
+    await setOption('ModelRatioTiers', { 'zeta-model': [{ above_prompt_tokens: 128_000, model_ratio: 2, completion_ratio: 2 }] });
+    await setOption('ToolPrice', { web_search: 0.01, googleSearch: 0.035 });
     const user = await loggedInUser(account, { group: 'vip' });
     expect(expectOk(await user.agent.get('/api/pricing'))).toEqual({
       group: 'vip',
       group_ratio: 0.8,
       items: [
-        { model_name: 'alpha-model', input_usd_per_1m: 0.8, cached_input_usd_per_1m: 0.16, cache_write_usd_per_1m: 0.8, output_usd_per_1m: 0.8 },
-        { model_name: 'zeta-model', input_usd_per_1m: 1.6, cached_input_usd_per_1m: 1.6, cache_write_usd_per_1m: 1.6, output_usd_per_1m: 4.8 },
+        { model_name: 'alpha-model', input_usd_per_1m: 0.8, cached_input_usd_per_1m: 0.16, cache_write_usd_per_1m: 0.8, output_usd_per_1m: 0.8, tiers: [] },
+        {
+          model_name: 'zeta-model',
+          input_usd_per_1m: 1.6,
+          cached_input_usd_per_1m: 1.6,
+          cache_write_usd_per_1m: 1.6,
+          output_usd_per_1m: 4.8,
+          tiers: [{ above_prompt_tokens: 128_000, input_usd_per_1m: 3.2, cached_input_usd_per_1m: 3.2, cache_write_usd_per_1m: 3.2, output_usd_per_1m: 6.4 }],
+        },
+      ],
+      tools: [
+        { tool: 'googleSearch', usd_per_call: 0.028 },
+        { tool: 'web_search', usd_per_call: 0.008 },
       ],
     });
   });

@@ -132,6 +132,41 @@ describe('login with two factors', () => {
     expect(expectOk(await user.agent.get('/api/user/2fa/status'))).toMatchObject({ locked: false });
   });
 
+  it('makes each further lockout twice as long, up to a day, and starts over a day after the last one or after a right code', async () => {
+    const user = await loggedInUser(account);
+    const { secret } = await enableTwoFactor(account, user);
+    const check = (code: string) => user.agent.post('/api/user/2fa/backup_codes').send({ code });
+    /** Five wrong codes, then a right one: the lockout's Retry-After, in seconds. */
+    async function lockOut(): Promise<number> {
+      for (let i = 0; i < 5; i++) {
+        const right = totpAt(secret, account.clock);
+        expectFailure(await check(right === '000000' ? '111111' : '000000'), 401, 'invalid_credentials');
+      }
+      const locked = await check(totpAt(secret, account.clock));
+      expectFailure(locked, 429, 'two_factor_locked');
+      return Number(locked.headers['retry-after']);
+    }
+    const minutes = [5, 10, 20, 40, 80, 160, 320, 640, 1280, 1440, 1440];
+    for (const expected of minutes) {
+      const retryAfter = await lockOut();
+      expect(retryAfter).toBeGreaterThan(expected * 60 - 5);
+      expect(retryAfter).toBeLessThanOrEqual(expected * 60);
+      account.clock.advance(retryAfter * 1000 + 1000);
+    }
+    // A day after the last lockout ended, the next one is short again.
+    account.clock.advance(24 * 60 * 60 * 1000);
+    expect(await lockOut()).toBeGreaterThan(295);
+    account.clock.advance(5 * 60 * 1000 + 1000);
+    expect(await lockOut()).toBeGreaterThan(595);
+    // A right code ends the streak.
+    account.clock.advance(10 * 60 * 1000 + 1000);
+    expectOk(await check(totpAt(secret, account.clock)));
+    account.clock.advance(TOTP_STEP_MS);
+    const afterRightCode = await lockOut();
+    expect(afterRightCode).toBeGreaterThan(295);
+    expect(afterRightCode).toBeLessThanOrEqual(300);
+  });
+
   it('accepts each backup code once, ignoring case and hyphens', async () => {
     const user = await loggedInUser(account);
     const { backup_codes: codes } = await enableTwoFactor(account, user);

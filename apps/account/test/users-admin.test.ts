@@ -17,11 +17,25 @@ describe('users administration', () => {
     const admin = await loggedInUser(account, { role: ROLE.admin });
     for (let i = 0; i < 3; i++) await createUser(prisma, { remark: `r${i}` });
     const page = expectOk(await admin.agent.get('/api/user/?p=1&page_size=2')) as { total: number; items: { id: number; remark: string }[] };
-    expect(page).toMatchObject({ total: 4, page: 1, page_size: 2 });
+    expect(page).toMatchObject({ total: 3, page: 1, page_size: 2 });
     expect(page.items).toHaveLength(2);
-    const target = page.items.find((u) => u.id !== admin.id)!;
+    const [target] = page.items as [{ id: number; remark: string }];
     expect(expectOk(await admin.agent.get(`/api/user/${target.id}`))).toMatchObject({ id: target.id, remark: target.remark });
     expectFailure(await admin.agent.get('/api/user/987654'), 404, 'not_found');
+  });
+
+  it('lists only users of a lower role to an admin, and everyone to root', async () => {
+    const root = await loggedInUser(account, { role: ROLE.root });
+    const admin = await loggedInUser(account, { role: ROLE.admin });
+    const otherAdmin = await createUser(prisma, { role: ROLE.admin });
+    const users = [await createUser(prisma), await createUser(prisma)];
+    type UserPage = { total: number; items: { id: number; role: number }[] };
+    const seenByAdmin = expectOk(await admin.agent.get('/api/user/?p=1&page_size=100')) as UserPage;
+    expect(seenByAdmin.total).toBe(2);
+    expect(seenByAdmin.items.map((user) => user.id).sort()).toEqual(users.map((user) => user.id).sort());
+    const seenByRoot = expectOk(await root.agent.get('/api/user/?p=1&page_size=100')) as UserPage;
+    expect(seenByRoot.total).toBe(5);
+    expect(seenByRoot.items.map((user) => user.id).sort()).toEqual([root.id, admin.id, otherAdmin.id, ...users.map((user) => user.id)].sort());
   });
 
   it('keeps users administration away from common users', async () => {

@@ -1,4 +1,4 @@
-import { formatInteger, formatQuotaAsUsd, formatUsd, formatUsdPrice, quotaToUsd, usdToQuota } from '../web/src/lib/money';
+import { balanceFigures, formatInteger, formatQuotaAsUsd, formatUsd, formatUsdPrice, quotaToUsd, usdToQuota } from '../web/src/lib/money';
 
 describe('money in the console', () => {
   it('shows quota as USD at the gateway quota per unit', () => {
@@ -36,6 +36,14 @@ describe('money in the console', () => {
     expect(usdToQuota(0.1 + 0.2, 500_000)).toBe(150_000);
     expect(usdToQuota(0.0000001, 500_000)).toBe(0);
     expect(Number.isInteger(usdToQuota(1 / 3, 500_000))).toBe(true);
+  });
+
+  it('shows a balance below 0 as a debt to top up, not as a negative amount', () => {
+    expect(balanceFigures(1_250_000, 500_000)).toEqual({ value: '$2.50', detail: '1,250,000 quota' });
+    expect(balanceFigures(0, 500_000)).toEqual({ value: '$0.00', detail: '0 quota' });
+    expect(balanceFigures(-1_250_000, 500_000)).toEqual({ value: 'Debt: $2.50', detail: '-1,250,000 quota; top up to continue' });
+    // A debt of a few tokens still shows its size.
+    expect(balanceFigures(-17, 500_000)).toEqual({ value: 'Debt: $0.000034', detail: '-17 quota; top up to continue' });
   });
 
   it('writes whole numbers with thousands separators', () => {

@@ -10,6 +10,7 @@ import {
   trustProxiesIn,
 } from '@modelgate/http';
 import type { Logger } from '@modelgate/logger';
+import { isHttpsAddress } from '@modelgate/schemas';
 import express, { type Express } from 'express';
 import type { EdgeEnv } from './env';
 import { createCorsPolicy } from './features/cors/cors';
@@ -28,6 +29,7 @@ export type EdgeConfig = Pick<
   | 'EDGE_UPSTREAM_CONNECT_TIMEOUT_MS'
   | 'TRUSTED_PROXIES'
   | 'CORS_ORIGINS'
+  | 'PUBLIC_URL'
 >;
 
 export interface EdgeDeps {
@@ -51,14 +53,21 @@ export interface EdgeApp {
 type ExpressHandle = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
 
 /**
- * Every request is timed; proxied paths go straight to the proxy before Express sees the request
- * (Express's per-request setup is the single largest cost on the hot path); everything else is an
- * ordinary Express app.
+ * docs/api.md 3.7: behind an https public address, browsers are told to use nothing but https for a
+ * year, subdomains included, so a network attacker cannot downgrade a later visit to plain http.
  */
-function routeProxiedPathsFirst(app: Express, proxy: EdgeProxy, metrics: EdgeMetrics): void {
+const STRICT_TRANSPORT_SECURITY = 'max-age=31536000; includeSubDomains';
+
+/**
+ * Every request is timed and every answer carries HSTS when the public address is https; proxied
+ * paths go straight to the proxy before Express sees the request (Express's per-request setup is
+ * the single largest cost on the hot path); everything else is an ordinary Express app.
+ */
+function routeProxiedPathsFirst(app: Express, proxy: EdgeProxy, metrics: EdgeMetrics, strictTransport: boolean): void {
   const withHandle = app as unknown as { handle: ExpressHandle };
   const expressHandle = withHandle.handle.bind(app);
   withHandle.handle = (req, res, next) => {
+    if (strictTransport) res.setHeader('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
     const family = routeFamilyOf(req.url ?? '/');
     metrics.timeRequest(family, res);
     if (!proxy.handleIfProxied(req, res, family)) expressHandle(req, res, next);
@@ -90,7 +99,7 @@ export function buildApp(config: EdgeConfig, deps: EdgeDeps): EdgeApp {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
-  routeProxiedPathsFirst(app, proxy, metrics);
+  routeProxiedPathsFirst(app, proxy, metrics, isHttpsAddress(config.PUBLIC_URL));
   app.use(requestId());
   if (logger.isLevelEnabled('debug')) app.use(accessLog(logger));
   // Ready with any service down: the edge still serves the others and answers for the missing one

@@ -31,6 +31,14 @@ describe('edge environment', () => {
     }
   });
 
+  it('reads PUBLIC_URL as an absolute http(s) URL without a trailing slash, the local edge when unset', () => {
+    expect(parseEnv(edgeEnvSchema, {}).PUBLIC_URL).toBe('http://127.0.0.1:3000');
+    expect(parseEnv(edgeEnvSchema, { EDGE_PORT: '3100' }).PUBLIC_URL).toBe('http://127.0.0.1:3100');
+    expect(parseEnv(edgeEnvSchema, { PUBLIC_URL: 'https://Gateway.example.com' }).PUBLIC_URL).toBe('https://gateway.example.com');
+    expect(() => parseEnv(edgeEnvSchema, { PUBLIC_URL: 'https://gateway.example.com/' })).toThrow(/PUBLIC_URL: must not end with a slash/);
+    expect(() => parseEnv(edgeEnvSchema, { PUBLIC_URL: 'gateway.example.com' })).toThrow(/PUBLIC_URL: must be an absolute URL/);
+  });
+
   it('lists every invalid variable at once', () => {
     try {
       parseEnv(edgeEnvSchema, { EDGE_PORT: '70000', ACCOUNT_URL: 'ftp://x', MAX_REQUEST_BODY_MB: '0' });

@@ -15,6 +15,7 @@ import { completionsRoute } from './endpoints/completions/router';
 import { geminiRoute } from './endpoints/gemini/router';
 import { countTokensRoute, messagesRoute } from './endpoints/messages/router';
 import { authContextOf, type AuthContext, type WithLocals } from './features/keys/authenticate';
+import type { KeyFailureLimit } from './features/keys/failure-limit';
 import type { KeyCache } from './features/keys/key-cache';
 import { modelsRouter } from './features/models/router';
 import { ClientGone, type RelayService } from './features/relay/service';
@@ -25,6 +26,8 @@ export interface RelayDeps {
   prisma: PrismaClient;
   redis: Redis;
   keys: KeyCache;
+  /** Failed key checks per client address (RELAY_KEY_FAILURES_PER_MINUTE). */
+  keyFailures: KeyFailureLimit;
   channels: ChannelCache;
   relay: RelayService;
   /** HTTP series; the relay's own are registered on the same registry. */
@@ -89,7 +92,7 @@ export function createRelayApp(deps: RelayDeps): RequestListener {
   // Every call reserves in Redis; no call reads PostgreSQL (caches and the ledger queue ride out its outage).
   app.use(healthRouter({ required: { redis: () => deps.redis.ping() }, reported: { database: () => pingDatabase(deps.prisma) } }));
   app.get('/metrics', deps.metrics.handler);
-  app.use(modelsRouter(deps.keys, deps.channels));
+  app.use(modelsRouter(deps.keys, deps.keyFailures, deps.channels));
   app.use(notFound(dialectOf));
   app.use(errors);
   // The relayed calls (the hot path) bypass Express; everything else is an ordinary Express app.

@@ -8,6 +8,8 @@ export const relayEnvSchema = z
     RELAY_PORT: env.port(3001),
     CRYPTO_SECRET: env.secret(),
     MAX_REQUEST_BODY_MB: env.positiveInt(32),
+    /** Largest whole upstream answer read; a larger one is a 502, read no further than this. */
+    MAX_UPSTREAM_BODY_MB: env.positiveInt(64),
     UPSTREAM_CONNECT_TIMEOUT_MS: env.positiveInt(10_000),
     /** Until the upstream's response headers arrive. */
     UPSTREAM_FIRST_BYTE_TIMEOUT_MS: env.positiveInt(60_000),
@@ -26,6 +28,11 @@ export const relayEnvSchema = z
     CACHE_REFRESH_INTERVAL_MS: env.positiveInt(30_000),
     /** Requests per minute per API key, shared by every relay instance through Redis; 0 = no limit. */
     RELAY_KEY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(0),
+    /**
+     * Failed key checks (unknown, malformed, disabled keys) per client address and minute, shared by
+     * every relay instance through Redis; past it: 429, and no database lookup of its keys.
+     */
+    RELAY_KEY_FAILURES_PER_MINUTE: env.positiveInt(60),
     /** A channel that failed transiently (reset, 429, 5xx) is avoided this long. */
     CHANNEL_COOLDOWN_MS: env.positiveInt(10_000),
   })

@@ -16,6 +16,7 @@ import { LedgerRepository } from './features/billing/repository';
 import { CacheSync } from './features/cache-sync/subscriber';
 import { ChannelCache } from './features/channels/channel-cache';
 import { ChannelRepository } from './features/channels/repository';
+import { KeyFailureLimit } from './features/keys/failure-limit';
 import { KeyCache } from './features/keys/key-cache';
 import { KeyRateLimit } from './features/keys/rate-limit';
 import { KeyRepository } from './features/keys/repository';
@@ -86,16 +87,20 @@ export function createRelay({ env, logger, prisma, redis }: RelayInfra): Relay {
     },
     logger,
   );
-  const upstream = new UpstreamClient({
-    connectMs: env.UPSTREAM_CONNECT_TIMEOUT_MS,
-    firstByteMs: env.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
-    idleMs: env.UPSTREAM_IDLE_TIMEOUT_MS,
-  });
+  const upstream = new UpstreamClient(
+    {
+      connectMs: env.UPSTREAM_CONNECT_TIMEOUT_MS,
+      firstByteMs: env.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
+      idleMs: env.UPSTREAM_IDLE_TIMEOUT_MS,
+    },
+    env.MAX_UPSTREAM_BODY_MB * 1024 * 1024,
+  );
   const metrics = new RelayMetrics();
   metrics.observeState({ ledgerCounts: () => ledger.counts(), channels: () => channels.states() });
   const rateLimit = env.RELAY_KEY_RATE_LIMIT_PER_MINUTE > 0
     ? new KeyRateLimit(redis, env.REDIS_PREFIX, env.RELAY_KEY_RATE_LIMIT_PER_MINUTE)
     : undefined;
+  const keyFailures = new KeyFailureLimit(redis, env.REDIS_PREFIX, env.RELAY_KEY_FAILURES_PER_MINUTE);
   const relay = new RelayService({ channels, channelRepository, options, balances, upstream, publish, logger, metrics, rateLimit });
   const cacheSync = new CacheSync({ keys, channels, options, ledger, logger });
   const handler = createRelayApp({
@@ -103,6 +108,7 @@ export function createRelay({ env, logger, prisma, redis }: RelayInfra): Relay {
     prisma,
     redis,
     keys,
+    keyFailures,
     channels,
     relay,
     metrics: metrics.service,

@@ -1,9 +1,11 @@
-// docs/api.md 2.5: reservations that never overdraw, settlement through the batched ledger, and a
-// Redis mirror that follows the account service's balance changes.
+// docs/api.md 2.5: reservations that never overdraw, settlement through the batched ledger (every
+// charge in full: usage beyond the reservation is a debt, refused further calls until topped up),
+// and a Redis mirror that follows the account service's balance changes.
 import { CACHE_INVALIDATION_CHANNEL } from '@modelgate/schemas';
-import { createApiKey, redisPrefix } from '@modelgate/testing';
+import { createApiKey, redisPrefix, setOption } from '@modelgate/testing';
 import type { LedgerEntry } from '../src/features/billing/ledger-entry';
 import { LedgerRepository } from '../src/features/billing/repository';
+import { CHAT_CHANNELS, OPENAI, withChatChannels } from './chat-support';
 import { consumeLogs, createCustomer, type Customer, eventually, expectLedgerInvariant, harness, ledgerEntry, MODEL, openAiClient, relaySuite, resetSuite, startRelay, upstream, withOpenAiChannel } from './harness';
 
 relaySuite();
@@ -85,11 +87,104 @@ describe('billing', () => {
     await harness.relay.ledger.flush();
     const logs = await consumeLogs(harness.prisma);
     expect(logs.length).toBeGreaterThan(30);
+    // Every charge in full, whatever the balance left (usage may exceed the reservation: a debt).
     for (const log of logs) expect(log.quota).toBe(BigInt(-(log.promptTokens + log.completionTokens)));
     await expectLedgerInvariant(harness.prisma);
     const channel = await harness.prisma.channel.findFirstOrThrow();
     expect(channel.usedQuota).toBe(-logs.reduce((sum, l) => sum + l.quota, 0n));
-    for (const user of await harness.prisma.user.findMany()) expect(user.quota).toBeGreaterThanOrEqual(0n);
+  });
+
+  describe('usage beyond the reservation (charges are never cut to fit)', () => {
+    /**
+     * A chat call reserving its small prompt + max_tokens 5, while the upstream reports 200 more
+     * prompt tokens read from context it holds (as with previous_response_id): charged far more.
+     */
+    const CHAT_REQUEST = { model: CHAT_CHANNELS[OPENAI].model, messages: [{ role: 'user', content: 'Say hello' }], max_tokens: 5 };
+    const HELD_CONTEXT_TOKENS = 200;
+
+    beforeEach(async () => {
+      // The held context at the full input price, so a charge is its prompt + completion tokens.
+      await setOption(harness.prisma, 'CacheRatio', { [CHAT_REQUEST.model]: 1 });
+      await withChatChannels([OPENAI]);
+      upstream.setMode('ok', { chunks: 5, chunkDelayMs: 0, cachedTokens: HELD_CONTEXT_TOKENS });
+    });
+
+    async function postChat(customer: Customer): Promise<{ status: number; body: { error?: Record<string, unknown> } }> {
+      const response = await fetch(`${harness.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${customer.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(CHAT_REQUEST),
+      });
+      return { status: response.status, body: (await response.json()) as { error?: Record<string, unknown> } };
+    }
+
+    it('30 concurrent calls from a user funded for 100: each charged in full, the balance a debt, quota = sum of rows, the next call refused before the upstream', async () => {
+      const customer = await createCustomer(harness.prisma, { quota: 100 });
+
+      const answers = await Promise.all(Array.from({ length: 30 }, () => postChat(customer)));
+      const served = answers.filter((a) => a.status === 200).length;
+      // About 100 / the reservation pass together (their holds fill the balance), then the debt refuses the rest.
+      expect(served).toBeGreaterThanOrEqual(3);
+      expect(answers.filter((a) => a.status !== 200).every((a) => a.status === 403)).toBe(true);
+      expect(upstream.requests).toHaveLength(served);
+
+      await harness.relay.ledger.flush();
+      const logs = await consumeLogs(harness.prisma);
+      expect(logs).toHaveLength(served);
+      for (const log of logs) {
+        expect(log.promptTokens).toBeGreaterThan(HELD_CONTEXT_TOKENS);
+        expect(log.quota).toBe(BigInt(-(log.promptTokens + log.completionTokens)));
+      }
+      const user = await harness.prisma.user.findUniqueOrThrow({ where: { id: customer.userId } });
+      expect(user.quota).toBe(100n + logs.reduce((sum, l) => sum + l.quota, 0n));
+      expect(user.quota).toBeLessThan(0n);
+      await expectLedgerInvariant(harness.prisma);
+
+      const refused = await postChat(customer);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toMatchObject({ type: 'insufficient_quota', code: 'insufficient_user_quota', message: expect.stringContaining('top up to continue') });
+      expect(upstream.requests).toHaveLength(served);
+    });
+
+    it('a limited key goes below 0 by the excess and is then refused as exhausted; the user is charged in full too', async () => {
+      const customer = await createCustomer(harness.prisma, { quota: 1_000, remainQuota: 50 });
+
+      expect((await postChat(customer)).status).toBe(200);
+      await harness.relay.ledger.flush();
+      const [log] = await consumeLogs(harness.prisma);
+      const charge = -(log?.quota ?? 0n);
+      expect(charge).toBeGreaterThan(50n);
+      const token = await harness.prisma.token.findUniqueOrThrow({ where: { id: customer.tokenId } });
+      expect([token.remainQuota, token.usedQuota]).toEqual([50n - charge, charge]);
+      expect((await harness.prisma.user.findUniqueOrThrow({ where: { id: customer.userId } })).quota).toBe(1_000n - charge);
+      await expectLedgerInvariant(harness.prisma);
+
+      expect((await postChat(customer)).status).toBe(401);
+      expect(upstream.requests).toHaveLength(1);
+    });
+
+    it('a user in debt is refused until a top-up brings the balance above 0', async () => {
+      const customer = await createCustomer(harness.prisma, { quota: 20 });
+      expect((await postChat(customer)).status).toBe(200);
+      await harness.relay.ledger.flush();
+      const debt = (await harness.prisma.user.findUniqueOrThrow({ where: { id: customer.userId } })).quota;
+      expect(debt).toBeLessThan(0n);
+      expect((await postChat(customer)).status).toBe(403);
+      expect(upstream.requests).toHaveLength(1);
+
+      // A top-up that leaves a debt (booked as the worker does): still refused. One more: served.
+      for (const [amount, status] of [[-debt, 403], [1_000n, 200]] as const) {
+        await harness.prisma.$transaction([
+          harness.prisma.user.update({ where: { id: customer.userId }, data: { quota: { increment: amount } } }),
+          harness.prisma.log.create({ data: { userId: customer.userId, type: 1, quota: amount, content: 'top-up' } }),
+        ]);
+        await harness.relay.cacheSync.apply({ kind: 'user', userId: customer.userId });
+        expect((await postChat(customer)).status).toBe(status);
+      }
+      expect(upstream.requests).toHaveLength(2);
+      await harness.relay.ledger.flush();
+      await expectLedgerInvariant(harness.prisma);
+    });
   });
 
   it('follows account-service balance changes announced on the invalidation channel', async () => {
@@ -113,7 +208,7 @@ describe('billing', () => {
     await expectLedgerInvariant(harness.prisma);
   });
 
-  it('never overdraws when an admin lowers a balance below charges not yet written', async () => {
+  it('books every charge in full when an admin lowers a balance below charges not yet written: a debt', async () => {
     const customer = await createCustomer(harness.prisma, { quota: 1_000 });
     await harness.relay.ledger.stop();
     try {
@@ -129,9 +224,9 @@ describe('billing', () => {
     }
     await harness.relay.ledger.flush();
     const user = await harness.prisma.user.findUniqueOrThrow({ where: { id: customer.userId } });
-    expect(user.quota).toBe(0n);
+    expect(user.quota).toBe(-5n);
     const logs = await consumeLogs(harness.prisma);
-    expect(logs.map((l) => l.quota)).toEqual([-10n, -10n, -5n]);
+    expect(logs.map((l) => l.quota)).toEqual([-10n, -10n, -10n]);
     await expectLedgerInvariant(harness.prisma);
 
     await harness.relay.cacheSync.apply({ kind: 'user', userId: customer.userId });

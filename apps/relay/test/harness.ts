@@ -46,6 +46,8 @@ export interface RelayHarnessOptions {
   logger?: Logger;
   /** The Redis server of the relay (default: the run's); a fault test's own server it may stop. */
   redisUrl?: string;
+  /** The relay's database client (default: a new one on the run's database), e.g. one that counts queries. */
+  prisma?: PrismaClient;
 }
 
 export async function startRelay(envOverrides: Record<string, string> = {}, options: RelayHarnessOptions = {}): Promise<RelayHarness> {
@@ -55,7 +57,7 @@ export async function startRelay(envOverrides: Record<string, string> = {}, opti
     CACHE_REFRESH_INTERVAL_MS: '600000',
     ...envOverrides,
   });
-  const prisma = createTestPrisma();
+  const prisma = options.prisma ?? createTestPrisma();
   // index.ts logs Redis errors; fault tests provoke them on purpose.
   const redis = await connectRelayRedis(options.redisUrl ?? testRedisUrl(), () => undefined);
   const logger = options.logger ?? createLogger({ service: 'relay', level: 'silent' });

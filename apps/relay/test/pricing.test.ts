@@ -80,6 +80,8 @@ describe('priceFor', () => {
       groupRatio: 1,
       cacheRatio: 0.1,
       cacheCreationRatio: 1.25,
+      // USD 6 / 22.50 per 1M tokens above 200K prompt tokens (1M context beta).
+      tiers: [{ above_prompt_tokens: 200_000, model_ratio: 3, completion_ratio: 3.75 }],
     });
     expect(priceFor(defaults, 'gpt-4o', 'default')).toMatchObject({ cacheRatio: 0.5, cacheCreationRatio: 1 });
     expect(priceFor(defaults, 'gpt-5-mini', 'default')).toMatchObject({ cacheRatio: 0.1 });

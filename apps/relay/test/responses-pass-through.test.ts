@@ -13,7 +13,7 @@ const PROMPT_TOKENS = 7;
 
 function stream(): ResponsesPassThroughStream {
   const body = { model: MODEL, input: 'hi', stream: true } as ResponsesBody;
-  return new ResponsesPassThroughStream(new ResponsesPassThrough(body, Buffer.from(JSON.stringify(body)), true, 'req-1', () => PROMPT_TOKENS));
+  return new ResponsesPassThroughStream(new ResponsesPassThrough(body, Buffer.from(JSON.stringify(body)), true, 'req-1', () => PROMPT_TOKENS, []));
 }
 
 /** An upstream event as OpenAI frames it (or without its `event:` line). */

@@ -222,6 +222,24 @@ describe.each(named(TRANSLATED_ROUTES))('stateless translation on the %s channel
   });
 });
 
+describe.each(named(ROUTES))('background responses on the %s channel', (_name, route) => {
+  it('refuses background: true with a 400 naming it, plain or streamed, before any upstream call; false is accepted', async () => {
+    const model = await withRoute(route);
+    const { openai } = await client();
+    for (const stream of [false, true]) {
+      const failure = await respond(openai, stream, { model, input: QUESTION, background: true }).catch((err: unknown) => err);
+      expect(failure).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(failure).toMatchObject({ status: 400, param: 'background', code: 'invalid_request', type: 'invalid_request_error' });
+      expect((failure as Error).message).toMatch(/background responses are not supported/);
+    }
+    expect(upstream.requests).toHaveLength(0);
+    expect(await settledConsumeRows(harness)).toEqual([]);
+
+    await respond(openai, false, { model, input: QUESTION, background: false });
+    expect(upstream.requests).toHaveLength(1);
+  });
+});
+
 describe('an OpenAI-compatible channel with settings.responses "chat"', () => {
   it('receives a chat completion request with the instructions as the system message', async () => {
     const model = await withRoute(VIA_CHAT);

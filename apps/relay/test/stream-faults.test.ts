@@ -1,11 +1,12 @@
 // docs/api.md 1.3 and 2.5: upstream streams that go wrong in ways the fake providers do not play.
 // An in-stream error that echoes the channel key reaches the client masked, passed through or
-// translated; an Anthropic stream closed before message_stop is charged for what was delivered.
+// translated; an Anthropic stream closed before message_stop ends with an error event, charged for
+// what was delivered.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChannelType } from '@modelgate/schemas';
-import { ANTHROPIC, CHAT_CHANNELS, CHAT_MODELS, chatChannel, OPENAI, postForEvents, readChatStream, settledConsumeRow } from './chat-support';
-import { createCustomer, expectLedgerInvariant, harness, openAiClient, relaySuite, resetSuite, setUnitPrices } from './harness';
+import { ANTHROPIC, CHAT_CHANNELS, CHAT_MODELS, chatChannel, OPENAI, postForEvents, settledConsumeRow } from './chat-support';
+import { createCustomer, expectLedgerInvariant, harness, relaySuite, resetSuite, setUnitPrices } from './harness';
 
 const PROMPT = [{ role: 'user' as const, content: 'Say hello to me' }];
 
@@ -89,19 +90,21 @@ describe('an in-stream error echoing the channel key', () => {
 });
 
 describe('an Anthropic stream closed before message_stop', () => {
-  it('is charged for the text delivered, not the output count message_start announced', async () => {
+  it('ends with the error event and is charged for the text delivered, not the output count message_start announced', async () => {
     scripts['/v1/messages'] = () => anthropicStart + anthropicText(5);
     await withStandInChannel(ANTHROPIC);
     const customer = await createCustomer(harness.prisma);
-    const stream = await openAiClient(harness, customer.key).chat.completions.create({
+    const { status, events } = await postForEvents(harness, '/v1/chat/completions', customer.key, {
       model: CHAT_CHANNELS[ANTHROPIC].model,
       messages: PROMPT,
       stream: true,
       stream_options: { include_usage: true },
     });
-    const streamed = await readChatStream(stream);
-    expect(streamed.content).toBe(' hello'.repeat(5));
-    expect(streamed.usage).toMatchObject({ prompt_tokens: 4, completion_tokens: 5 });
+    expect(status).toBe(200);
+    const content = events.slice(0, -2).map((event) => (JSON.parse(event) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? '');
+    expect(content.join('')).toBe(' hello'.repeat(5));
+    expect(JSON.parse(events.at(-2) ?? '{}')).toMatchObject({ error: { type: 'upstream_error' } });
+    expect(events.at(-1)).toBe('[DONE]');
     expect(await settledConsumeRow(harness)).toMatchObject({ promptTokens: 4, completionTokens: 5, isStream: true });
     await expectLedgerInvariant(harness.prisma);
   });

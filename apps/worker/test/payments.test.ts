@@ -1,60 +1,32 @@
 import { createPrismaClient, ledgerMismatches, type PrismaClient } from '@modelgate/db';
-import { createLogger } from '@modelgate/logger';
-import {
-  createPaymentWebhookQueue,
-  createProducerConnection,
-  createWorkerConnection,
-  invalidationChannel,
-  type PaymentWebhookJob,
-  type Queue,
-  Redis,
-  requeuePaymentWebhook,
-  type Worker,
-} from '@modelgate/queue';
-import { createTestPrisma, createTestRedis, createUser, redisPrefix, setOption, testDatabaseUrl, testRedisUrl } from '@modelgate/testing';
+import { invalidationChannel, type PaymentWebhookJob, type Queue, Redis, requeuePaymentWebhook } from '@modelgate/queue';
+import { createTestPrisma, createTestRedis, createUser, redisPrefix, setOption, testDatabaseUrl } from '@modelgate/testing';
 import { checkoutEvent, type CheckoutEventInput } from '@modelgate/testing/fake-stripe';
 import { waitFor } from '@modelgate/testing/processes';
 import request from 'supertest';
 import { createWorkerApp } from '../src/app';
-import { startPaymentWorker } from '../src/features/payments/payment-worker';
 import { processStripeEvent } from '../src/features/payments/service';
 import { startInboxSweeper } from '../src/features/payments/sweeper';
 import { deliver, eventRow, pendingTopUp, QUOTA_PER_UNIT, quotaOf, sessionOf, settledEvent, storeEvent, topUpLogs, UNIT_AMOUNT } from './payment-fixtures';
+import { type PaymentWorkerHarness, startPaymentWorkerHarness, testLogger } from './payment-worker-harness';
 
-const logger = createLogger({ service: 'worker-test', level: 'silent' });
+const logger = testLogger;
 
 let prisma: PrismaClient;
-let queueConnection: Redis;
-let workerConnection: Redis;
+let harness: PaymentWorkerHarness;
 let queue: Queue<PaymentWebhookJob>;
-let worker: Worker<PaymentWebhookJob>;
 
 beforeAll(async () => {
   prisma = createTestPrisma();
   await setOption(prisma, 'QuotaPerUnit', QUOTA_PER_UNIT);
-  queueConnection = createProducerConnection(testRedisUrl());
-  workerConnection = createWorkerConnection(testRedisUrl());
-  queue = createPaymentWebhookQueue(queueConnection, redisPrefix());
-  worker = startPaymentWorker({
-    prisma,
-    logger,
-    connection: workerConnection,
-    publisher: queueConnection,
-    redisPrefix: redisPrefix(),
-    concurrency: 4,
-    lockDurationMs: 30_000,
-    stalledIntervalMs: 30_000,
-  });
-  await worker.waitUntilReady();
+  harness = await startPaymentWorkerHarness(prisma, 4);
+  queue = harness.queue;
 });
 
 afterAll(async () => {
   // The ledger invariant holds after everything this file did (docs/api.md 2.5).
   expect(await ledgerMismatches(prisma)).toEqual([]);
-  await worker.close();
-  await queue.close();
-  await workerConnection.quit();
-  await queueConnection.quit();
+  await harness.close();
   await prisma.$disconnect();
 });
 

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { parseIpAllowList } from '@modelgate/schemas';
+import { parseIpAllowList, parsePublicAddress } from '@modelgate/schemas';
 import { z } from 'zod';
 
 /** Raised when the environment does not satisfy a service's schema; lists every problem at once. */
@@ -85,6 +85,8 @@ const redisUrl = z.string().superRefine((value, ctx) => {
 export const env = {
   port: (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback),
   boolean: (fallback: boolean) => booleanText.default(fallback),
+  /** Unset: the service derives the value from other settings. */
+  optionalBoolean: () => booleanText.optional(),
   positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
   httpUrl: (fallback: string) => urlWithProtocols(['http:', 'https:']).default(fallback),
   databaseUrl: () =>
@@ -157,6 +159,30 @@ export function requiredInProduction(...names: SecretName[]) {
     }
   };
   return [refinement, { when: () => true }] as const;
+}
+
+/**
+ * The address browsers and clients reach the gateway at (docs/api.md 3.7), read by the services that
+ * build links or guard browsers with it (account, edge). Unset: the edge on this machine,
+ * `http://127.0.0.1:${EDGE_PORT}`; resolve it with `publicUrlOf`.
+ */
+export const publicAddressEnvShape = {
+  EDGE_PORT: env.port(3000),
+  PUBLIC_URL: z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return parsePublicAddress(text);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    })
+    .optional(),
+};
+
+export function publicUrlOf(data: { EDGE_PORT: number; PUBLIC_URL?: string | undefined }): string {
+  return data.PUBLIC_URL ?? `http://127.0.0.1:${data.EDGE_PORT}`;
 }
 
 /** Shared connection fields of the services that use PostgreSQL and Redis. */

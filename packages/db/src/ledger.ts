@@ -40,7 +40,8 @@ export interface BalancesAfter {
  * Applies one change to the user's row and appends its log row, in one statement inside the
  * caller's transaction. The row lock it takes serialises concurrent changes of the same user.
  * Returns the balances after the change, or `undefined` (nothing written) when there is no such
- * user or the change would take `quota` or `aff_quota` below zero.
+ * user or the change would take `quota` or `aff_quota` below zero. A credit always applies: a user
+ * in debt (quota below zero after a charge beyond its reservation) may top up less than the debt.
  */
 export async function changeBalance(tx: Prisma.TransactionClient, change: BalanceChange): Promise<BalancesAfter | undefined> {
   const affQuota = change.affQuota ?? 0n;
@@ -54,7 +55,7 @@ export async function changeBalance(tx: Prisma.TransactionClient, change: Balanc
              aff_count = aff_count + ${change.affCount ?? 0}::int,
              updated_at = (now() AT TIME ZONE 'UTC')
        WHERE id = ${change.userId}::int
-         AND quota + ${change.quota}::bigint >= 0
+         AND (${change.quota}::bigint >= 0 OR quota + ${change.quota}::bigint >= 0)
          AND aff_quota + ${affQuota}::bigint >= 0
    RETURNING id, username, quota, aff_quota
     ), logged AS (
@@ -77,7 +78,7 @@ export interface ConsumeRow {
   token_id: number;
   token_name: string;
   model_name: string;
-  /** What the request took from the user's quota (>= 0); its log row's `quota` is the negative of it. */
+  /** The request's whole charge (>= 0), whatever the balance; its log row's `quota` is the negative of it. */
   charged: number;
   prompt_tokens: number;
   completion_tokens: number;
@@ -101,8 +102,8 @@ function keyColumns(amounts: Map<number, number>): [number[], string[]] {
  * `request_count` up by its row count), adds the charges to each key's and each channel's
  * `used_quota`, and adds the rows' requests, tokens and charges to their hourly `usage_buckets`
  * (per user, UTC hour of `created_at` and model; docs/api.md 3.7 reads them). `keyBalanceTaken` (key id -> amount) comes off limited keys' `remain_quota`.
- * Run it inside the caller's transaction, after locking the users and keys and computing charges
- * that fit their balances (the CHECK constraints refuse any that do not).
+ * Run it inside the caller's transaction, after locking the users and keys. Charges are booked in
+ * full: one beyond a balance takes it below zero (a debt, docs/api.md 2.5).
  */
 export async function chargeConsumeBatch(tx: Prisma.TransactionClient, rows: ConsumeRow[], keyBalanceTaken: Map<number, number>): Promise<void> {
   if (rows.length === 0) return;

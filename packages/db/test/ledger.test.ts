@@ -58,6 +58,23 @@ describe('changeBalance', () => {
     expect(await logsOf(user.id)).toHaveLength(1);
   });
 
+  test('a credit to a user in debt applies even when it leaves a debt; a debit still may not make one', async () => {
+    const user = await newUser();
+    await prisma.$transaction((tx) => changeBalance(tx, { userId: user.id, type: LOG_TYPE.manage, content: 'fund', quota: 10n }));
+    // A charge beyond the balance, as the relay books it (in full: the balance goes below 0).
+    await prisma.$transaction(async (tx) => {
+      await tx.user.update({ where: { id: user.id }, data: { quota: { decrement: 110 } } });
+      await tx.log.create({ data: { userId: user.id, type: LOG_TYPE.consume, quota: -110n, content: 'charge beyond the balance' } });
+    });
+
+    const credited = await prisma.$transaction((tx) => changeBalance(tx, { userId: user.id, type: LOG_TYPE.topup, content: 'top-up', quota: 40n }));
+    const refused = await prisma.$transaction((tx) => changeBalance(tx, { userId: user.id, type: LOG_TYPE.manage, content: 'debit', quota: -1n }));
+
+    expect(credited).toMatchObject({ quota: -60n });
+    expect(refused).toBeUndefined();
+    expect((await balancesOf(user.id)).quota).toBe(-60n);
+  });
+
   test('an unknown user: nothing written', async () => {
     const refused = await prisma.$transaction((tx) => changeBalance(tx, { userId: 2_000_000_000, type: LOG_TYPE.system, content: 'x', quota: 5n }));
     expect(refused).toBeUndefined();
@@ -153,7 +170,7 @@ describe('chargeConsumeBatch', () => {
       consumeRow(alice.user.id, alice.token.id, first.id, 100),
       consumeRow(alice.user.id, alice.token.id, second.id, 50),
       consumeRow(bob.user.id, bob.token.id, first.id, 30),
-      consumeRow(bob.user.id, bob.token.id, first.id, 0), // the balance ran out: a row, a request, no charge
+      consumeRow(bob.user.id, bob.token.id, first.id, 0), // no token used: a row, a request, no charge
     ];
 
     await prisma.$transaction((tx) => chargeConsumeBatch(tx, rows, new Map([[alice.token.id, 150], [bob.token.id, 0]])));
@@ -172,21 +189,19 @@ describe('chargeConsumeBatch', () => {
     ]);
   });
 
-  test('a charge beyond a balance is refused by the CHECK constraints and the whole batch writes nothing', async () => {
-    const carol = await fundedAccount(100n, 1_000n);
-    const dave = await fundedAccount(100n, 1_000n);
+  test('a charge beyond the balances is booked in full: the user and the limited key go below 0 by the excess', async () => {
+    const carol = await fundedAccount(100n, 60n);
     const channel = await newChannel();
 
-    await expect(
-      prisma.$transaction((tx) =>
-        chargeConsumeBatch(tx, [consumeRow(dave.user.id, dave.token.id, channel.id, 10), consumeRow(carol.user.id, carol.token.id, channel.id, 101)], new Map()),
-      ),
-    ).rejects.toThrow();
+    await prisma.$transaction((tx) =>
+      chargeConsumeBatch(tx, [consumeRow(carol.user.id, carol.token.id, channel.id, 101)], new Map([[carol.token.id, 101]])),
+    );
 
-    expect((await balancesOf(carol.user.id)).quota).toBe(100n);
-    expect((await balancesOf(dave.user.id)).quota).toBe(100n);
-    expect(await prisma.log.count({ where: { userId: { in: [carol.user.id, dave.user.id] }, type: LOG_TYPE.consume } })).toBe(0);
-    expect(await prisma.usageBucket.count({ where: { userId: { in: [carol.user.id, dave.user.id] } } })).toBe(0);
+    expect(await balancesOf(carol.user.id)).toMatchObject({ quota: -1n, usedQuota: 101n, requestCount: 1n });
+    const token = await prisma.token.findUniqueOrThrow({ where: { id: carol.token.id } });
+    expect([token.remainQuota, token.usedQuota]).toEqual([-41n, 101n]);
+    const [row] = await prisma.log.findMany({ where: { userId: carol.user.id, type: LOG_TYPE.consume } });
+    expect(row?.quota).toBe(-101n);
   });
 
   /** What the relay's writer does: lock the batch's users (in id order), then book the batch. */

@@ -94,3 +94,15 @@ export function isChannelType(type: number): type is ChannelType {
 export function channelBaseUrl(channel: { type: ChannelType; baseUrl: string }): string {
   return channel.baseUrl.trim() || CHANNEL_TYPES[channel.type].defaultBaseUrl;
 }
+
+/**
+ * Whether an edit would send the channel's stored key somewhere else: another type (another
+ * provider, another auth header) or another base URL in effect. Such an edit must bring a new key.
+ */
+export function channelAddressChanges(stored: { type: number; baseUrl: string }, edit: { type?: number; baseUrl?: string }): boolean {
+  const type = edit.type ?? stored.type;
+  if (type !== stored.type) return true;
+  if (edit.baseUrl === undefined) return false;
+  if (!isChannelType(type)) return edit.baseUrl.trim() !== stored.baseUrl.trim();
+  return channelBaseUrl({ type, baseUrl: edit.baseUrl }) !== channelBaseUrl({ type, baseUrl: stored.baseUrl });
+}

@@ -5,5 +5,6 @@ export * from './ip-allow-list';
 export * from './names';
 export * from './options';
 export * from './pricing';
+export * from './public-address';
 export * from './invalidation';
 export * from './api';

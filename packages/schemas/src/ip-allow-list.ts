@@ -109,3 +109,19 @@ export function ipListIncludes(list: IpAllowList, ip: string | undefined): boole
 export function ipAllowed(list: IpAllowList, ip: string | undefined): boolean {
   return list.entries.length === 0 || ipListIncludes(list, ip);
 }
+
+/**
+ * What a per-address abuse limit counts a client as (docs/api.md 3.7): an IPv4 address as itself, an
+ * IPv6 address by its /64, the block one subscriber usually holds whole (counting each of its
+ * addresses apart would make the limit unlimited). Anything else counts as one unknown address.
+ */
+export function addressLimitKey(ip: string | undefined): string {
+  const address = ip === undefined ? undefined : parseAddress(ip);
+  if (!address) return 'unknown';
+  if (address.family === 4) return address.address;
+  const [head = '', tail] = address.address.split('::');
+  const leading = head === '' ? [] : head.split(':');
+  const trailing = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups = [...leading, ...Array<string>(8 - leading.length - trailing.length).fill('0'), ...trailing];
+  return `${groups.slice(0, 4).join(':')}::/64`;
+}

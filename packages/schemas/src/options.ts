@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isReservedName, RESERVED_NAME_MESSAGE } from './names';
+import { parsePublicAddress } from './public-address';
 
 /**
  * Runtime options (docs/api.md 3.4): stored as text in the `options` table, written by the account
@@ -46,25 +47,42 @@ const booleanOption = z.unknown().transform((value, ctx) => {
 
 const stringOption = z.string({ error: 'must be a string' });
 
-/**
- * A JSON object of name -> ratio, as its JSON text or the object itself, read into a Map: a model or
- * group named like an Object.prototype member (`constructor`) then reads as absent, never as an
- * inherited function. Stored maps keep such keys harmlessly; `normalizeOptionValue` refuses them.
- */
-const ratioMapOption = z.unknown().transform((value, ctx) => {
+/** ServerAddress (docs/api.md 3.7): stored as the parser prints it, so `HTTPS://Example.com` reads back as `https://example.com`. */
+const publicAddressOption = z.string({ error: 'must be a string' }).transform((text, ctx) => {
+  try {
+    return parsePublicAddress(text);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message });
+    return z.NEVER;
+  }
+});
+
+/** A map option's object, from its JSON text or the object itself; undefined (issue added) otherwise. */
+function jsonObjectOf(value: unknown, ctx: z.RefinementCtx, shape: string): object | undefined {
   let parsed: unknown = value;
   if (typeof value === 'string') {
     try {
       parsed = JSON.parse(value);
     } catch {
       ctx.addIssue({ code: 'custom', message: 'must be JSON text' });
-      return z.NEVER;
+      return undefined;
     }
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    ctx.addIssue({ code: 'custom', message: 'must be a JSON object of name -> non-negative number' });
-    return z.NEVER;
+    ctx.addIssue({ code: 'custom', message: shape });
+    return undefined;
   }
+  return parsed;
+}
+
+/**
+ * A JSON object of name -> ratio, as its JSON text or the object itself, read into a Map: a model or
+ * group named like an Object.prototype member (`constructor`) then reads as absent, never as an
+ * inherited function. Stored maps keep such keys harmlessly; `normalizeOptionValue` refuses them.
+ */
+const ratioMapOption = z.unknown().transform((value, ctx) => {
+  const parsed = jsonObjectOf(value, ctx, 'must be a JSON object of name -> non-negative number');
+  if (parsed === undefined) return z.NEVER;
   const ratios = new Map<string, number>();
   for (const [name, ratio] of Object.entries(parsed)) {
     if (name === '' || typeof ratio !== 'number' || !Number.isFinite(ratio) || ratio < 0) {
@@ -78,6 +96,51 @@ const ratioMapOption = z.unknown().transform((value, ctx) => {
 
 const nonNegativeInt = integerOption(0, Number.MAX_SAFE_INTEGER);
 const positiveInt = integerOption(1, Number.MAX_SAFE_INTEGER);
+
+/**
+ * One long-context tier of a model (docs/api.md 2.11): a call whose prompt tokens exceed
+ * `above_prompt_tokens` is priced whole at these ratios instead of ModelRatio / CompletionRatio.
+ * Kept in the option's own spelling, so the parsed map is stored back as it was written.
+ */
+export interface ModelRatioTier {
+  above_prompt_tokens: number;
+  model_ratio: number;
+  completion_ratio: number;
+}
+
+const ratioSchema = z.number().finite().nonnegative();
+const tierSchema = z.strictObject({
+  above_prompt_tokens: z.number().int().positive().max(2 ** 31 - 1),
+  model_ratio: ratioSchema,
+  completion_ratio: ratioSchema,
+});
+
+/**
+ * ModelRatioTiers: a JSON object of model -> tiers, as its JSON text or the object itself, read into
+ * a Map of tiers sorted by threshold (no threshold twice for one model).
+ */
+const ratioTiersOption = z.unknown().transform((value, ctx) => {
+  const parsed = jsonObjectOf(value, ctx, 'must be a JSON object of model -> [{above_prompt_tokens, model_ratio, completion_ratio}]');
+  if (parsed === undefined) return z.NEVER;
+  const tiers = new Map<string, readonly ModelRatioTier[]>();
+  for (const [model, list] of Object.entries(parsed)) {
+    const read = z.array(tierSchema).min(1).safeParse(list);
+    if (model === '' || !read.success) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `entry ${JSON.stringify(model)} must map a model to a non-empty list of {above_prompt_tokens (integer > 0), model_ratio, completion_ratio (numbers >= 0)}`,
+      });
+      return z.NEVER;
+    }
+    const sorted = [...read.data].sort((a, b) => a.above_prompt_tokens - b.above_prompt_tokens);
+    if (sorted.some((tier, i) => i > 0 && tier.above_prompt_tokens === sorted[i - 1]!.above_prompt_tokens)) {
+      ctx.addIssue({ code: 'custom', message: `entry ${JSON.stringify(model)} names a threshold twice` });
+      return z.NEVER;
+    }
+    tiers.set(model, sorted);
+  }
+  return tiers as ReadonlyMap<string, readonly ModelRatioTier[]>;
+});
 
 /*
  * Default prices (docs/api.md 2.5, 2.11), from the providers' pricing pages as checked on 2026-11-25
@@ -215,12 +278,57 @@ export const DEFAULT_CACHE_CREATION_RATIO: Record<string, number> = Object.fromE
     .map((model) => [model, ANTHROPIC_CACHE_CREATION_RATIO]),
 );
 
+/** Where the providers' long-context prices start: prompts above 200K tokens. */
+const LONG_CONTEXT_TOKENS = 200_000;
+
+/**
+ * Long-context tiers (docs/api.md 2.11), from the same pricing pages: Claude Sonnet 4 and 4.5 with
+ * the 1M-token context beta charge USD 6 / 22.50 per 1M input / output tokens above 200K prompt
+ * tokens (3 / 15 below); Gemini 2.5 Pro USD 2.50 / 15 (1.25 / 10 below). The cache ratios apply on
+ * top, as the providers price cached input and cache writes of such prompts.
+ */
+const SONNET_LONG_CONTEXT: ModelRatioTier[] = [{ above_prompt_tokens: LONG_CONTEXT_TOKENS, model_ratio: 3, completion_ratio: 3.75 }];
+export const DEFAULT_MODEL_RATIO_TIERS: Record<string, ModelRatioTier[]> = {
+  'claude-sonnet-4-5': SONNET_LONG_CONTEXT,
+  'claude-sonnet-4-5-20250929': SONNET_LONG_CONTEXT,
+  'claude-sonnet-4-0': SONNET_LONG_CONTEXT,
+  'claude-sonnet-4-20250514': SONNET_LONG_CONTEXT,
+  'gemini-2.5-pro': [{ above_prompt_tokens: LONG_CONTEXT_TOKENS, model_ratio: 1.25, completion_ratio: 6 }],
+};
+
+/**
+ * Server tools (docs/api.md 2.14), USD per call, as the providers bill them: Anthropic web search
+ * USD 10 per 1,000 searches, web fetch free (its pages are input tokens); OpenAI `web_search` USD
+ * 10 per 1,000 calls, `web_search_preview` (and the chat search models) USD 25 per 1,000 for
+ * non-reasoning models (10 for reasoning ones: the higher is charged), `file_search` USD 2.50 per
+ * 1,000 calls, remote MCP free; Anthropic tool search and MCP toolsets free; Gemini grounding with
+ * Google Search USD 35 per 1,000 grounded prompts, URL context and code execution free (tokens only). Tools billed otherwise (Anthropic code execution and OpenAI
+ * `code_interpreter` by container time, OpenAI `image_generation` by image) have no price, so
+ * requests offering them are refused until root sets one.
+ */
+export const DEFAULT_TOOL_PRICE: Record<string, number> = {
+  web_search: 0.01,
+  web_fetch: 0,
+  tool_search_tool_regex: 0,
+  tool_search_tool_bm25: 0,
+  mcp_toolset: 0,
+  web_search_preview: 0.025,
+  file_search: 0.0025,
+  mcp: 0,
+  googleSearch: 0.035,
+  googleSearchRetrieval: 0.035,
+  urlContext: 0,
+  codeExecution: 0,
+};
+
 export const OPTION_DEFINITIONS = {
   QuotaPerUnit: { schema: positiveInt, default: '500000', secret: false },
   ModelRatio: { schema: ratioMapOption, default: JSON.stringify(DEFAULT_MODEL_RATIO), secret: false },
   CompletionRatio: { schema: ratioMapOption, default: JSON.stringify(DEFAULT_COMPLETION_RATIO), secret: false },
   CacheRatio: { schema: ratioMapOption, default: JSON.stringify(DEFAULT_CACHE_RATIO), secret: false },
   CacheCreationRatio: { schema: ratioMapOption, default: JSON.stringify(DEFAULT_CACHE_CREATION_RATIO), secret: false },
+  ModelRatioTiers: { schema: ratioTiersOption, default: JSON.stringify(DEFAULT_MODEL_RATIO_TIERS), secret: false },
+  ToolPrice: { schema: ratioMapOption, default: JSON.stringify(DEFAULT_TOOL_PRICE), secret: false },
   GroupRatio: { schema: ratioMapOption, default: JSON.stringify({ default: 1, vip: 1, svip: 1 }), secret: false },
   RetryTimes: { schema: integerOption(0, 10), default: '2', secret: false },
   QuotaForNewUser: { schema: nonNegativeInt, default: '0', secret: false },
@@ -232,6 +340,8 @@ export const OPTION_DEFINITIONS = {
   StripePriceId: { schema: stringOption, default: '', secret: false },
   StripeUnitPrice: { schema: decimalOption, default: '1', secret: false },
   StripeMinTopUp: { schema: positiveInt, default: '1', secret: false },
+  // Seeded from PUBLIC_URL on first start; this default only stands in for a missing or corrupt row.
+  ServerAddress: { schema: publicAddressOption, default: 'http://127.0.0.1:3000', secret: false },
 } as const;
 
 export type OptionKey = keyof typeof OPTION_DEFINITIONS;

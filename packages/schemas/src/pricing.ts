@@ -1,4 +1,4 @@
-import { ANTHROPIC_CACHE_CREATION_RATIO, type OptionValues } from './options';
+import { ANTHROPIC_CACHE_CREATION_RATIO, type ModelRatioTier, type OptionValues } from './options';
 
 /** docs/api.md 2.5: model ratio 1 = USD 2 per 1M tokens (USD 0.002 per 1K). */
 export const USD_PER_1M_TOKENS_AT_RATIO_1 = 2;
@@ -12,6 +12,8 @@ export interface Price {
   cacheRatio: number;
   /** Multiplier on cache-write prompt tokens (docs/api.md 2.11). */
   cacheCreationRatio: number;
+  /** Long-context tiers (ModelRatioTiers, docs/api.md 2.11), by threshold; none when absent. */
+  tiers?: readonly ModelRatioTier[];
 }
 
 /**
@@ -29,7 +31,27 @@ export function ratiosOf(options: OptionValues, model: string, group: string): P
     groupRatio: groupRatioOf(options, group),
     cacheRatio: options.CacheRatio.get(model) ?? 1,
     cacheCreationRatio: options.CacheCreationRatio.get(model) ?? (model.startsWith('claude-') ? ANTHROPIC_CACHE_CREATION_RATIO : 1),
+    tiers: options.ModelRatioTiers.get(model),
   };
+}
+
+/**
+ * The long-context tier a call with `promptTokens` prompt tokens is priced at (docs/api.md 2.11):
+ * the highest whose `above_prompt_tokens` the prompt exceeds, or undefined (the base ratios).
+ */
+export function tierOf(price: Price, promptTokens: number): ModelRatioTier | undefined {
+  let reached: ModelRatioTier | undefined;
+  for (const tier of price.tiers ?? []) {
+    if (promptTokens <= tier.above_prompt_tokens) break;
+    reached = tier;
+  }
+  return reached;
+}
+
+/** The ratios a call with `promptTokens` prompt tokens is charged with: its tier's, if it reaches one. */
+export function pricedAt(price: Price, promptTokens: number): Price {
+  const tier = tierOf(price, promptTokens);
+  return tier ? { ...price, modelRatio: tier.model_ratio, completionRatio: tier.completion_ratio } : price;
 }
 
 /** docs/api.md 2.5: a group missing from GroupRatio counts as 1. */

@@ -1,4 +1,13 @@
-import { ANTHROPIC_VERSION, CHANNEL_TYPE, CHANNEL_TYPE_NUMBERS, CHANNEL_TYPES, channelBaseUrl, checkChannelSettings, isChannelType } from '../src';
+import {
+  ANTHROPIC_VERSION,
+  CHANNEL_TYPE,
+  CHANNEL_TYPE_NUMBERS,
+  CHANNEL_TYPES,
+  channelAddressChanges,
+  channelBaseUrl,
+  checkChannelSettings,
+  isChannelType,
+} from '../src';
 
 describe('CHANNEL_TYPES', () => {
   it.each(CHANNEL_TYPE_NUMBERS)('type %i has a default https base URL, a label and at least one surface', (type) => {
@@ -70,5 +79,25 @@ describe('checkChannelSettings', () => {
   ])('type %i refuses %j, naming %s', (type, settings, field, message) => {
     const checked = checkChannelSettings(type, settings);
     expect(checked).toEqual({ ok: false, field, message: expect.stringMatching(message) });
+  });
+});
+
+describe('channelAddressChanges', () => {
+  const stored = { type: CHANNEL_TYPE.openai, baseUrl: 'https://proxy.example' };
+
+  it.each([
+    [{}, false],
+    [{ type: CHANNEL_TYPE.openai, baseUrl: 'https://proxy.example' }, false],
+    [{ baseUrl: 'https://elsewhere.example' }, true],
+    [{ baseUrl: '' }, true],
+    [{ type: CHANNEL_TYPE.anthropic }, true],
+    [{ type: CHANNEL_TYPE.gemini, baseUrl: 'https://proxy.example' }, true],
+  ])('edit %j of an OpenAI channel at a proxy moves its key: %s', (edit, moves) => {
+    expect(channelAddressChanges(stored, edit)).toBe(moves);
+  });
+
+  it("takes '' as the type's default address", () => {
+    expect(channelAddressChanges({ type: CHANNEL_TYPE.anthropic, baseUrl: '' }, { baseUrl: 'https://api.anthropic.com' })).toBe(false);
+    expect(channelAddressChanges({ type: CHANNEL_TYPE.anthropic, baseUrl: 'https://api.anthropic.com' }, { baseUrl: '' })).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { ipAllowed, ipListIncludes, parseIpAllowList } from '../src';
+import { addressLimitKey, ipAllowed, ipListIncludes, parseIpAllowList } from '../src';
 
 describe('parseIpAllowList', () => {
   it('normalises addresses and ranges, one per line, dropping blanks and duplicates', () => {
@@ -88,5 +88,26 @@ describe('ipListIncludes (trusted proxies)', () => {
 
   it('holds nothing when the list is empty (unlike a key allow-list, which then admits anyone)', () => {
     expect(ipListIncludes(parseIpAllowList(''), '127.0.0.1')).toBe(false);
+  });
+});
+
+describe('addressLimitKey', () => {
+  it('counts an IPv4 client as itself, written plain or IPv4-mapped', () => {
+    expect(addressLimitKey('192.0.2.7')).toBe('192.0.2.7');
+    expect(addressLimitKey('::ffff:192.0.2.7')).toBe('192.0.2.7');
+  });
+
+  it('counts every address of one IPv6 /64 as one client, and other /64s apart', () => {
+    const key = addressLimitKey('2001:db8:1:2::1');
+    expect(key).toBe('2001:db8:1:2::/64');
+    expect(addressLimitKey('2001:DB8:1:2:ffff:eeee:dddd:cccc')).toBe(key);
+    expect(addressLimitKey('2001:db8:1:3::1')).not.toBe(key);
+    expect(addressLimitKey('::1')).toBe('0:0:0:0::/64');
+    expect(addressLimitKey('2001:db8::')).toBe('2001:db8:0:0::/64');
+  });
+
+  it('counts what is not an address as one unknown client', () => {
+    expect(addressLimitKey(undefined)).toBe('unknown');
+    expect(addressLimitKey('not-an-ip')).toBe('unknown');
   });
 });

@@ -109,6 +109,18 @@ describe('options', () => {
     expect(() => normalizeOptionValue(key, { constructor: 1 })).toThrow(new RegExp(`${key}: key "constructor"`));
     expect(parseOptions([{ key, value: '{"m": 0.5}' }])[key]).toEqual(new Map([['m', 0.5]]));
   });
+
+  it('reads ModelRatioTiers sorted by threshold and refuses malformed tiers (docs/api.md 2.11)', () => {
+    const high = { above_prompt_tokens: 500_000, model_ratio: 4, completion_ratio: 4 };
+    const low = { above_prompt_tokens: 200_000, model_ratio: 3, completion_ratio: 3.75 };
+    expect(normalizeOptionValue('ModelRatioTiers', { m: [high, low] })).toBe(JSON.stringify({ m: [low, high] }));
+    expect(parseOptions([{ key: 'ModelRatioTiers', value: JSON.stringify({ m: [high, low] }) }]).ModelRatioTiers).toEqual(new Map([['m', [low, high]]]));
+    expect(() => normalizeOptionValue('ModelRatioTiers', { m: [low, { ...high, above_prompt_tokens: 200_000 }] })).toThrow(/ModelRatioTiers: entry "m" names a threshold twice/);
+    expect(() => normalizeOptionValue('ModelRatioTiers', { m: [{ ...low, model_ratio: -1 }] })).toThrow(/ModelRatioTiers: entry "m" must map/);
+    expect(() => normalizeOptionValue('ModelRatioTiers', { m: [{ ...low, extra: 1 }] })).toThrow(/ModelRatioTiers: entry "m" must map/);
+    expect(() => normalizeOptionValue('ModelRatioTiers', { m: [] })).toThrow(/ModelRatioTiers: entry "m" must map/);
+    expect(() => normalizeOptionValue('ModelRatioTiers', { constructor: [low] })).toThrow(/ModelRatioTiers: key "constructor"/);
+  });
 });
 
 describe('default prices (docs/api.md 2.11)', () => {

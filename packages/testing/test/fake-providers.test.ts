@@ -568,6 +568,43 @@ describe('Gemini (@google/genai)', () => {
   });
 });
 
+describe('server tools (serverToolCalls)', () => {
+  it('Anthropic: a web search tool is reported in usage.server_tool_use, in whole answers and streams', async () => {
+    fake.setMode('ok', { serverToolCalls: 2 });
+    const anthropic = new Anthropic({ apiKey: KEY, baseURL: fake.url, maxRetries: 0 });
+    const params = { model: 'claude-sonnet-4-5', max_tokens: 100, tools: [{ type: 'web_search_20250305' as const, name: 'web_search' as const }], messages: [{ role: 'user' as const, content: 'news' }] };
+    const message = await anthropic.messages.create(params);
+    expect(message.content.map((block) => block.type)).toEqual(['text']);
+    expect(message.usage.server_tool_use).toEqual({ web_search_requests: 2, web_fetch_requests: 0 });
+    const streamed = await anthropic.messages.stream(params).finalMessage();
+    expect(streamed.usage.server_tool_use).toEqual({ web_search_requests: 2, web_fetch_requests: 0 });
+  });
+
+  it('OpenAI Responses: one web_search_call item per search, streamed as OpenAI does', async () => {
+    fake.setMode('ok', { serverToolCalls: 2 });
+    const openai = new OpenAI({ apiKey: KEY, baseURL: `${fake.url}/v1`, maxRetries: 0 });
+    const whole = await openai.responses.create({ model: 'gpt-5', tools: [{ type: 'web_search' }], input: 'news' });
+    expect(whole.output.map((item) => item.type)).toEqual(['web_search_call', 'web_search_call', 'message']);
+    const stream = openai.responses.stream({ model: 'gpt-5', tools: [{ type: 'web_search' }], input: 'news' });
+    const types: string[] = [];
+    stream.on('event', (event) => types.push(event.type));
+    const response = await stream.finalResponse();
+    expect(response.output.map((item) => item.type)).toEqual(['web_search_call', 'web_search_call', 'message']);
+    expect(types.slice(2, 8)).toEqual([
+      'response.output_item.added', 'response.web_search_call.in_progress', 'response.web_search_call.searching',
+      'response.web_search_call.completed', 'response.output_item.done', 'response.output_item.added',
+    ]);
+  });
+
+  it('Gemini: grounding with Google Search leaves groundingMetadata on the finished candidate', async () => {
+    fake.setMode('ok', { serverToolCalls: 2 });
+    const genai = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: fake.url, apiVersion: 'v1beta', fetch: globalThis.fetch } });
+    const response = await genai.models.generateContent({ model: 'gemini-2.5-flash', contents: 'news', config: { tools: [{ googleSearch: {} }] } });
+    expect(response.candidates?.[0]?.groundingMetadata?.webSearchQueries).toEqual(['fake query 1', 'fake query 2']);
+    expect(response.candidates?.[0]?.groundingMetadata?.groundingChunks?.[0]?.web?.uri).toBe('https://example.com/fake');
+  });
+});
+
 describe('faults on every route', () => {
   const routes = [
     { dialect: 'openai', path: '/v1/completions', body: { model: 'm', prompt: 'hi' } },
@@ -644,6 +681,35 @@ describe('faults on every route', () => {
     expect(reset).toMatchObject({ closed: true, completed: false });
     expect(hung).toMatchObject({ closed: false, chunksSent: reset?.chunksSent });
     abort.abort();
+  });
+
+  it.each([
+    ['/v1/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true }, '[DONE]'],
+    ['/v1/responses', { model: 'm', input: 'hi', stream: true }, 'response.completed'],
+    ['/v1/messages', { model: 'm', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }], stream: true }, 'message_stop'],
+    ['/v1beta/models/m:streamGenerateContent', { contents: [{ parts: [{ text: 'hi' }] }] }, 'finishReason'],
+  ])('%s ends cleanly after two pieces, without its end marker, in endMidStream', async (path, body, marker) => {
+    fake.setMode('endMidStream', { textPiece: ' piece' });
+    const text = await (await fetch(`${fake.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })).text();
+    expect(text.split(' piece').length - 1).toBe(2);
+    expect(text).not.toContain(marker);
+    expect(fake.requests[0]).toMatchObject({ completed: true });
+  });
+
+  it('writes an oversized answer or stream event as it is read, and stops when the reader leaves', async () => {
+    fake.setMode('oversized', { oversizedBytes: 3 * 1024 * 1024 + 5 });
+    const whole = await fetch(`${fake.url}/v1/chat/completions`, { method: 'POST', headers, body: JSON.stringify(routes[1].body) });
+    expect((await whole.arrayBuffer()).byteLength).toBe(3 * 1024 * 1024 + 5 + '{"padding":""}'.length);
+    const stream = await fetch(`${fake.url}/v1/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ ...routes[1].body, stream: true }) });
+    const text = await stream.text();
+    expect(text.split('\n\n').filter((event) => event !== '').at(-1)).toMatch(/^data: \{"padding":"a{3145733}"\}$/);
+    fake.setMode('oversized', { oversizedBytes: 100 * 1024 * 1024 });
+    const abort = new AbortController();
+    const left = await fetch(`${fake.url}/v1/chat/completions`, { method: 'POST', headers, body: JSON.stringify(routes[1].body), signal: abort.signal });
+    await left.body?.getReader().read();
+    abort.abort();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(fake.requests.at(-1)).toMatchObject({ closed: true, completed: false });
   });
 
   it('echoes the key and an address in error400, as the relay masking tests need', async () => {

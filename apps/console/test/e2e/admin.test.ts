@@ -96,6 +96,14 @@ test('the Prices page prices the model in USD per 1M tokens and saves the ratios
   await page.getByRole('status').filter({ hasText: 'Saved CompletionRatio.' }).waitFor();
   await expect(storedOption('CompletionRatio')).resolves.toMatchObject({ [MODEL]: 6 });
   await expect(page.getByLabel(`${MODEL} output price`).inputValue()).resolves.toBe('6');
+
+  // The shipped long-context tiers and server tool prices are shown (edited as options).
+  const tiers = page.getByRole('region', { name: 'Long-context prices (USD per 1M tokens)' });
+  await tiers.getByRole('row', { name: 'claude-sonnet-4-5 200,000 6 0.6 7.5 22.5', exact: true }).waitFor();
+  await tiers.getByRole('row', { name: 'gemini-2.5-pro 200,000 2.5 0.25 2.5 15', exact: true }).waitFor();
+  const tools = page.getByRole('region', { name: 'Server tool prices' });
+  await tools.getByRole('row', { name: 'web_search 0.01 10', exact: true }).waitFor();
+  await tools.getByRole('row', { name: 'googleSearch 0.035 35', exact: true }).waitFor();
 });
 
 test('"Test" sends a request through the channel and shows the result', async () => {

@@ -150,3 +150,22 @@ test('with Stripe not set up, the top-up form is disabled and says why', async (
     await stack.setOption('StripePriceId', STRIPE.priceId);
   }
 });
+
+test('a balance below 0 (usage beyond a reservation, charged in full) shows as a debt on the wallet and the dashboard', async () => {
+  const { quota } = await stack.prisma.user.findUniqueOrThrow({ where: { id: userId } });
+  const charge = quota + 625_000n;
+  // Booked as the relay books a charge: the balance and its consume row together.
+  await stack.prisma.$transaction([
+    stack.prisma.user.update({ where: { id: userId }, data: { quota: { decrement: charge }, usedQuota: { increment: charge }, requestCount: { increment: 1 } } }),
+    stack.prisma.log.create({ data: { userId, type: 2, quota: -charge, content: 'model ratio 1' } }),
+  ]);
+  const page = await browser.newPage('desktop');
+  await browser.signIn(page, stack, USER.username, USER.password);
+  await page.goto('/wallet');
+  await balanceCard(page).getByText('Debt: $1.25').waitFor();
+  await expect(balanceCard(page).innerText()).resolves.toContain('-625,000 quota; top up to continue');
+  await page.goto('/');
+  const dashboardBalance = page.getByRole('region', { name: 'Account' }).locator('.card').filter({ hasText: /^Balance/ });
+  await dashboardBalance.getByText('Debt: $1.25').waitFor();
+  await page.context().close();
+});

@@ -1,5 +1,6 @@
 import { type DirectRequest, type DirectResponse, type DirectRoute, literalPath } from '../direct-routes';
 import { authContextOf, authenticate, type KeyDialect } from '../features/keys/authenticate';
+import type { KeyFailureLimit } from '../features/keys/failure-limit';
 import type { KeyCache } from '../features/keys/key-cache';
 import { jsonBytes, rawBody } from '../features/relay/body';
 import type { RelayCall } from '../features/relay/relay-call';
@@ -7,6 +8,7 @@ import type { RelayService } from '../features/relay/service';
 
 export interface RelayRouteDeps {
   keys: KeyCache;
+  keyFailures: KeyFailureLimit;
   relay: RelayService;
   maxBodyMb: number;
 }
@@ -18,14 +20,14 @@ export interface RelayRouteDeps {
 export function relayRoute(
   path: string,
   dialect: KeyDialect,
-  { keys, maxBodyMb }: Pick<RelayRouteDeps, 'keys' | 'maxBodyMb'>,
+  { keys, keyFailures, maxBodyMb }: Pick<RelayRouteDeps, 'keys' | 'keyFailures' | 'maxBodyMb'>,
   serve: (req: DirectRequest, res: DirectResponse, raw: Buffer) => Promise<void>,
 ): DirectRoute {
   return {
     method: 'POST',
     label: path,
     match: literalPath(path),
-    handlers: [authenticate(keys, dialect), rawBody(maxBodyMb), (req, res) => serve(req, res, jsonBytes(req))],
+    handlers: [authenticate(keys, keyFailures, dialect), rawBody(maxBodyMb), (req, res) => serve(req, res, jsonBytes(req))],
   };
 }
 

@@ -1,6 +1,6 @@
 import type { AppError } from '@modelgate/errors';
 import type { ChannelRecord } from '../features/channels/channel-cache';
-import { type BilledStreamDialect, billedUsageOf, deliverEventStream } from '../features/relay/event-stream';
+import { type BilledStreamDialect, billedUsageOf, deliverEventStream, StreamEventError } from '../features/relay/event-stream';
 import type { Delivery, DeliveryContext } from '../features/relay/relay-call';
 import { countDeliveredTokens } from '../features/relay/tokens';
 import { answerObjectOf, readBody, type UpstreamResponse } from '../features/upstream/client';
@@ -94,6 +94,8 @@ class TranslatedChatStream implements BilledStreamDialect {
   }
 
   tail(): string {
+    // The client's normal finish would pass a cut answer off as whole (docs/api.md 2.6).
+    if (!this.decoder.complete) throw new StreamEventError('the upstream stream ended before the answer was complete');
     return this.encoder.tail(this.billedUsage(false));
   }
 

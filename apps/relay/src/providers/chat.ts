@@ -111,7 +111,12 @@ export interface ChatUsage {
   cacheWriteTokens: number;
   /** Completion tokens spent on reasoning. */
   reasoningTokens: number;
+  /** Calls of server tools the provider ran and reported (docs/api.md 2.14); absent when none. */
+  serverToolCalls?: ServerToolCalls;
 }
+
+/** Server tool (its ToolPrice name) -> calls the provider reported. */
+export type ServerToolCalls = Record<string, number>;
 
 export interface ChatChoice {
   index: number;

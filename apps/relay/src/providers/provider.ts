@@ -32,8 +32,13 @@ export interface ChatStreamDecoder {
    * later). Throws StreamEventError when the event is malformed or reports a failure.
    */
   decode(event: SseEvent): ChatStreamEvent[];
-  /** True once the upstream said the answer is complete; later bytes are ignored. */
+  /** True once the upstream said it is done sending; later bytes are ignored. */
   readonly done: boolean;
+  /**
+   * True once the upstream marked the answer whole (its end marker, or the chunk that finishes it):
+   * a stream that ends before was cut short, whatever it delivered.
+   */
+  readonly complete: boolean;
 }
 
 /**

@@ -237,7 +237,6 @@ describe('chatRequestFromResponses: what cannot be served is a 400 naming the fi
     ['a previous response', { previous_response_id: 'resp_1', input: 'hi' }, 'previous_response_id', stateless],
     ['a stored conversation', { conversation: 'conv_1', input: 'hi' }, 'conversation', stateless],
     ['a stored prompt', { prompt: { id: 'pmpt_1' }, input: 'hi' }, 'prompt', stateless],
-    ['a background run', { background: true, input: 'hi' }, 'background', stateless],
     [
       'an image stored at OpenAI',
       { input: [{ role: 'user', content: [{ type: 'input_text', text: 'see' }, { type: 'input_image', detail: 'auto', file_id: 'file-img' }] }] },

@@ -43,5 +43,5 @@ export const authOperations = [
     body: twoFactorCodeBody,
     response: loginViewSchema,
   },
-  { method: 'get', path: '/api/user/logout', auth: 'public', summary: 'End the session', response: noData },
+  { method: 'post', path: '/api/user/logout', auth: 'public', summary: 'End the session (POST only: a GET answers 405)', response: noData },
 ] as const satisfies readonly ApiOperation[];

@@ -1,16 +1,31 @@
 import { z } from 'zod';
 import type { ApiOperation } from './operation';
 
-/** One priced model of docs/api.md 3.8 `GET /api/pricing`, in USD per 1M tokens for the caller's group. */
-export const modelPriceSchema = z.object({
-  model_name: z.string(),
+const usdPer1MFields = {
   input_usd_per_1m: z.number(),
   cached_input_usd_per_1m: z.number(),
   cache_write_usd_per_1m: z.number(),
   output_usd_per_1m: z.number(),
+};
+
+/** A long-context tier (docs/api.md 2.11): the prices of a whole call whose prompt exceeds the threshold. */
+export const modelPriceTierSchema = z.object({ above_prompt_tokens: z.number().int(), ...usdPer1MFields });
+export type ModelPriceTierView = z.output<typeof modelPriceTierSchema>;
+
+/** One priced model of docs/api.md 3.8 `GET /api/pricing`, in USD per 1M tokens for the caller's group. */
+export const modelPriceSchema = z.object({
+  model_name: z.string(),
+  ...usdPer1MFields,
+  /** By threshold; empty when the model has one price whatever the prompt's length. */
+  tiers: z.array(modelPriceTierSchema),
 });
 export type ModelPriceView = z.output<typeof modelPriceSchema>;
-export const pricingSchema = z.object({ group: z.string(), group_ratio: z.number(), items: z.array(modelPriceSchema) });
+
+/** A priced server tool (docs/api.md 2.14): USD per call for the caller's group. */
+export const toolPriceSchema = z.object({ tool: z.string(), usd_per_call: z.number() });
+export type ToolPriceView = z.output<typeof toolPriceSchema>;
+
+export const pricingSchema = z.object({ group: z.string(), group_ratio: z.number(), items: z.array(modelPriceSchema), tools: z.array(toolPriceSchema) });
 export type PricingView = z.output<typeof pricingSchema>;
 
 export const pricingOperations = [

@@ -52,6 +52,9 @@ export const responsesSchema = z.looseObject({
   stream: z.boolean().nullish(),
   store: z.boolean().nullish(),
   previous_response_id: z.string().min(1).nullish(),
+  // The answer of a background response is fetched later, outside any call the relay could bill:
+  // refused until it can be (docs/api.md 2.10).
+  background: z.literal(false, { error: 'background responses are not supported (they cannot be billed); send false or leave it out' }).nullish(),
   include: z.array(z.string()).nullish(),
   user: z.string().nullish(),
 });

@@ -26,7 +26,6 @@ import {
   asArray,
   bearerToken,
   type ErrorReply,
-  FAKE_TEXT_PIECE,
   FAKE_THOUGHT,
   FAKE_THOUGHT_TOKENS,
   FAKE_TOOL_ARGUMENT_PIECES,
@@ -80,7 +79,9 @@ function inputTokens(body: JsonObject): number {
 
 /** The tool a request gets called, if any (see the rules at the top). */
 function toolUse(body: JsonObject): string | undefined {
-  const offered = asArray(body.tools).flatMap((tool) => (isObject(tool) && typeof tool.name === 'string' ? [tool.name] : []));
+  // Typed tools (web search ...) run at Anthropic: the answer reports them in its usage instead.
+  const offered = asArray(body.tools).flatMap((tool) =>
+    isObject(tool) && typeof tool.name === 'string' && (tool.type === undefined || tool.type === null || tool.type === 'custom') ? [tool.name] : []);
   const choice = isObject(body.tool_choice) ? body.tool_choice : {};
   const forced = choice.type === 'tool' && typeof choice.name === 'string' ? choice.name : undefined;
   const last = asArray(body.messages).at(-1);
@@ -102,12 +103,15 @@ function messages(body: JsonObject, { settings, sequence, withUsage }: AnswerCon
   const stopReason = tool ? 'tool_use' : capped ? 'max_tokens' : 'end_turn';
   const signature = `sig-fake-${sequence}`;
   const toolId = `toolu_fake${sequence}`;
+  const searches = asArray(body.tools).some((tool) => isObject(tool) && typeof tool.type === 'string' && tool.type.startsWith('web_search_'));
+  const serverToolUse = searches ? { server_tool_use: { web_search_requests: settings.serverToolCalls, web_fetch_requests: 0 } } : {};
   const usage = (output: number) => ({
     input_tokens: inputTokens(body),
     cache_creation_input_tokens: settings.cacheWriteTokens,
     cache_read_input_tokens: settings.cachedTokens,
     cache_creation: { ephemeral_5m_input_tokens: settings.cacheWriteTokens, ephemeral_1h_input_tokens: 0 },
     output_tokens: output,
+    ...serverToolUse,
     service_tier: 'standard',
   });
   const message = (content: JsonObject[], stop: string | null, output: number): JsonObject => ({
@@ -126,7 +130,7 @@ function messages(body: JsonObject, { settings, sequence, withUsage }: AnswerCon
     if (thinking) content.push({ type: 'thinking', thinking: FAKE_THOUGHT, signature });
     content.push(tool
       ? { type: 'tool_use', id: toolId, name: tool, input: FAKE_TOOL_ARGUMENTS }
-      : { type: 'text', text: FAKE_TEXT_PIECE.repeat(pieces) });
+      : { type: 'text', text: settings.textPiece.repeat(pieces) });
     return jsonAnswer(message(content, stopReason, outputTokens));
   }
 
@@ -152,13 +156,13 @@ function messages(body: JsonObject, { settings, sequence, withUsage }: AnswerCon
       FAKE_TOOL_ARGUMENT_PIECES.map((partial_json) => ({ type: 'input_json_delta', partial_json })));
     cutAfter = before + 1;
   } else {
-    block({ type: 'text', text: '' }, Array.from({ length: pieces }, () => ({ type: 'text_delta', text: FAKE_TEXT_PIECE })));
+    block({ type: 'text', text: '' }, Array.from({ length: pieces }, () => ({ type: 'text_delta', text: settings.textPiece })));
     cutAfter = before + Math.min(2, pieces);
   }
   events.push(event('message_delta', {
     type: 'message_delta',
     delta: { stop_reason: stopReason, stop_sequence: null },
-    ...(withUsage ? { usage: { output_tokens: outputTokens } } : {}),
+    ...(withUsage ? { usage: { output_tokens: outputTokens, ...serverToolUse } } : {}),
   }));
   events.push(event('message_stop', { type: 'message_stop' }));
   return { stream: true, events, cutAfter };

@@ -24,7 +24,6 @@ import {
   asArray,
   embeddingDimensions,
   type ErrorReply,
-  FAKE_TEXT_PIECE,
   FAKE_THOUGHT,
   FAKE_THOUGHT_TOKENS,
   FAKE_TOOL_ARGUMENTS,
@@ -121,11 +120,19 @@ function generate(model: string, stream: boolean): Operation {
       ...(settings.cachedTokens > 0 ? { cacheTokensDetails: [{ modality: 'TEXT', tokenCount: settings.cachedTokens }] } : {}),
       candidatesTokensDetails: [{ modality, tokenCount: candidates }],
     });
+    // Grounding with Google Search: the finished candidate tells what was searched and found.
+    const grounded = asArray(body.tools).some((tool) => isObject(tool) && (isObject(tool.googleSearch) || isObject(tool.google_search)));
+    const groundingMetadata = {
+      webSearchQueries: Array.from({ length: settings.serverToolCalls }, (_, i) => `fake query ${i + 1}`),
+      searchEntryPoint: { renderedContent: '<div>fake search</div>' },
+      groundingChunks: [{ web: { uri: 'https://example.com/fake', title: 'example.com' } }],
+    };
     const response = (parts: JsonObject[], finishReason?: string, usage?: JsonObject): JsonObject => ({
       candidates: [{
         content: { parts, role: 'model' },
         index: 0,
         ...(finishReason ? { finishReason, safetyRatings: SAFETY_RATINGS } : {}),
+        ...(finishReason && grounded ? { groundingMetadata } : {}),
       }],
       ...(usage && withUsage ? { usageMetadata: usage } : {}),
       modelVersion: model,
@@ -155,13 +162,13 @@ function generate(model: string, stream: boolean): Operation {
     const finishReason = capped ? 'MAX_TOKENS' : 'STOP';
     const usage = usageMetadata(pieces, 'TEXT', thoughtTokens);
     if (!stream) {
-      const text = { text: FAKE_TEXT_PIECE.repeat(pieces) };
+      const text = { text: settings.textPiece.repeat(pieces) };
       return jsonAnswer(response(thoughts ? [thoughtPart, text] : [text], finishReason, usage), CONTENT_TYPE);
     }
     const events = thoughts ? [data(response([thoughtPart]))] : [];
     const cutAfter = events.length + Math.min(2, pieces);
     for (let i = 0; i < pieces; i++) {
-      events.push(data(i === pieces - 1 ? response([{ text: FAKE_TEXT_PIECE }], finishReason, usage) : response([{ text: FAKE_TEXT_PIECE }])));
+      events.push(data(i === pieces - 1 ? response([{ text: settings.textPiece }], finishReason, usage) : response([{ text: settings.textPiece }])));
     }
     if (pieces === 0) events.push(data(response([{ text: '' }], finishReason, usage)));
     return { stream: true, events, cutAfter };

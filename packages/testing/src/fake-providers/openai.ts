@@ -39,7 +39,6 @@ import {
   asArray,
   bearerToken,
   embeddingDimensions,
-  FAKE_TEXT_PIECE,
   FAKE_THOUGHT,
   FAKE_THOUGHT_TOKENS,
   FAKE_TOOL_ARGUMENT_PIECES,
@@ -154,7 +153,7 @@ function completion(body: JsonObject, { settings, sequence, withUsage }: AnswerC
       object: 'text_completion',
       created,
       model,
-      choices: [{ text: FAKE_TEXT_PIECE.repeat(pieces), index: 0, logprobs: null, finish_reason: 'stop' }],
+      choices: [{ text: settings.textPiece.repeat(pieces), index: 0, logprobs: null, finish_reason: 'stop' }],
     };
     if (withUsage) whole.usage = usage;
     return jsonAnswer(whole);
@@ -166,7 +165,7 @@ function completion(body: JsonObject, { settings, sequence, withUsage }: AnswerC
       object: 'text_completion',
       created,
       model,
-      choices: [{ text: FAKE_TEXT_PIECE, index: 0, logprobs: null, finish_reason: i === pieces - 1 ? 'stop' : null }],
+      choices: [{ text: settings.textPiece, index: 0, logprobs: null, finish_reason: i === pieces - 1 ? 'stop' : null }],
     }));
   }
   const includeUsage = isObject(body.stream_options) && body.stream_options.include_usage === true;
@@ -196,7 +195,7 @@ function chatCompletion(body: JsonObject, { settings, sequence, withUsage }: Ans
   const callId = `call_fake${sequence}`;
 
   if (body.stream !== true) {
-    const message: JsonObject = { role: 'assistant', content: tool ? null : FAKE_TEXT_PIECE.repeat(pieces), refusal: null, annotations: [] };
+    const message: JsonObject = { role: 'assistant', content: tool ? null : settings.textPiece.repeat(pieces), refusal: null, annotations: [] };
     if (reasoning) message.reasoning_content = FAKE_THOUGHT;
     if (tool) message.tool_calls = [{ id: callId, type: 'function', function: { name: tool, arguments: TOOL_ARGUMENTS } }];
     const whole: JsonObject = {
@@ -231,7 +230,7 @@ function chatCompletion(body: JsonObject, { settings, sequence, withUsage }: Ans
     for (const piece of FAKE_TOOL_ARGUMENT_PIECES) events.push(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
     cutAfter = events.length - 1;
   } else {
-    for (let i = 0; i < pieces; i++) events.push(chunk({ content: FAKE_TEXT_PIECE }));
+    for (let i = 0; i < pieces; i++) events.push(chunk({ content: settings.textPiece }));
     cutAfter = events.length - pieces + Math.min(2, pieces);
   }
   events.push(chunk({}, finishReason));
@@ -281,7 +280,7 @@ function responses(body: JsonObject, { settings, sequence, withUsage }: AnswerCo
     output_tokens_details: { reasoning_tokens: reasoningTokens },
     total_tokens: inputTokens + outputTokens,
   };
-  const text = FAKE_TEXT_PIECE.repeat(pieces);
+  const text = settings.textPiece.repeat(pieces);
   const reasoningId = `rs_fake${sequence}`;
   const messageId = `msg_fake${sequence}`;
   const callId = `fc_fake${sequence}`;
@@ -289,7 +288,19 @@ function responses(body: JsonObject, { settings, sequence, withUsage }: AnswerCo
   const textPart = (value: string) => ({ type: 'output_text', text: value, annotations: [], logprobs: [] });
   const messageItem = (status: string, content: JsonObject[]) => ({ id: messageId, type: 'message', status, role: 'assistant', content });
   const callItem = (status: string, args: string) => ({ id: callId, type: 'function_call', status, arguments: args, call_id: `call_fake${sequence}`, name: tool });
+  // OpenAI's web search runs before the answer: one `web_search_call` item per search.
+  const searches = asArray(body.tools).some((tool) => isObject(tool) && typeof tool.type === 'string' && tool.type.startsWith('web_search'))
+    ? settings.serverToolCalls
+    : 0;
+  const searchItem = (index: number, status: string) => ({
+    id: `ws_fake${sequence}_${index}`,
+    type: 'web_search_call',
+    status,
+    action: { type: 'search', query: 'fake query' },
+  });
+  const searchItems = Array.from({ length: searches }, (_, index) => searchItem(index, 'completed'));
   const output = [
+    ...searchItems,
     ...(reasoning ? [reasoningItem] : []),
     tool ? callItem('completed', TOOL_ARGUMENTS) : messageItem(incomplete ? 'incomplete' : 'completed', [textPart(text)]),
   ];
@@ -332,6 +343,13 @@ function responses(body: JsonObject, { settings, sequence, withUsage }: AnswerCo
   emit('response.created', { response: response('in_progress', []) });
   emit('response.in_progress', { response: response('in_progress', []) });
   let outputIndex = 0;
+  for (const item of searchItems) {
+    const at = { item_id: item.id, output_index: outputIndex };
+    emit('response.output_item.added', { output_index: outputIndex, item: { ...item, status: 'in_progress' } });
+    for (const stage of ['in_progress', 'searching', 'completed']) emit(`response.web_search_call.${stage}`, at);
+    emit('response.output_item.done', { output_index: outputIndex, item });
+    outputIndex += 1;
+  }
   if (reasoning) {
     const at = { item_id: reasoningId, output_index: outputIndex, summary_index: 0 };
     emit('response.output_item.added', { output_index: outputIndex, item: { ...reasoningItem, summary: [] } });
@@ -354,7 +372,7 @@ function responses(body: JsonObject, { settings, sequence, withUsage }: AnswerCo
     emit('response.output_item.added', { output_index: outputIndex, item: messageItem('in_progress', []) });
     emit('response.content_part.added', { ...at, part: textPart('') });
     cutAfter = events.length + Math.min(2, pieces);
-    for (let i = 0; i < pieces; i++) emit('response.output_text.delta', { ...at, delta: FAKE_TEXT_PIECE, logprobs: [] });
+    for (let i = 0; i < pieces; i++) emit('response.output_text.delta', { ...at, delta: settings.textPiece, logprobs: [] });
     emit('response.output_text.done', { ...at, text, logprobs: [] });
     emit('response.content_part.done', { ...at, part: textPart(text) });
   }

@@ -12,6 +12,7 @@ import { openAiProvider } from './openai';
 import {
   type ErrorReply,
   FAKE_MODES,
+  FAKE_TEXT_PIECE,
   type FakeMode,
   type FakeProvider,
   type FakeSettings,
@@ -35,7 +36,9 @@ export interface FakeUpstream {
 const MODE_FIELD = 'fake_mode';
 const MODE_HEADER = 'x-fake-mode';
 const PROVIDERS: readonly FakeProvider[] = [openAiProvider, anthropicProvider, geminiProvider];
-const MID_STREAM_FAULTS: ReadonlySet<FakeMode> = new Set(['hangMidStream', 'resetMidStream', 'errorMidStream']);
+const MID_STREAM_FAULTS: ReadonlySet<FakeMode> = new Set(['hangMidStream', 'resetMidStream', 'errorMidStream', 'endMidStream', 'oversized']);
+/** The piece `oversized` answers are written in. */
+const PADDING = Buffer.alloc(64 * 1024, 'a');
 
 function readRequestBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -71,6 +74,16 @@ function routeOf(path: string): { provider: FakeProvider; operation: Operation }
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** `head`, `bytes` of padding and `tail`, written as the reader takes them; stops when the connection closes. */
+async function writeOversized(res: ServerResponse, head: string, bytes: number, tail: string): Promise<void> {
+  res.write(head);
+  for (let left = bytes; left > 0; left -= PADDING.length) {
+    if (res.destroyed) return;
+    if (!res.write(left >= PADDING.length ? PADDING : PADDING.subarray(0, left))) await drainedOrClosed(res);
+  }
+  if (!res.destroyed) res.end(tail);
+}
+
 export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Promise<FakeUpstream> {
   const record = initial.record ?? true;
   let settings: FakeSettings = {
@@ -80,6 +93,9 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
     audioMs: initial.audioMs ?? 1000,
     cachedTokens: initial.cachedTokens ?? 0,
     cacheWriteTokens: initial.cacheWriteTokens ?? 0,
+    textPiece: initial.textPiece ?? FAKE_TEXT_PIECE,
+    oversizedBytes: initial.oversizedBytes ?? 100 * 1024 * 1024,
+    serverToolCalls: initial.serverToolCalls ?? 1,
   };
   const requests: RecordedRequest[] = [];
   let sequence = 0;
@@ -139,6 +155,10 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
         res.end(answer.body.slice(0, Math.floor(answer.body.length / 2)));
         return;
       }
+      if (mode === 'oversized') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return writeOversized(res, '{"padding":"', settings.oversizedBytes, '"}');
+      }
       if (mode === 'hangMidStream' || mode === 'resetMidStream') {
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer.body) });
         res.write(answer.body.slice(0, 10));
@@ -160,6 +180,8 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
       if (res.destroyed) return;
       if (i === cut) {
         if (mode === 'errorMidStream') res.end(answer.errorEvent ?? provider.errorEvent);
+        else if (mode === 'endMidStream') res.end();
+        else if (mode === 'oversized') await writeOversized(res, 'data: {"padding":"', settings.oversizedBytes, '"}\n\n');
         // Let the first chunks reach the client before the connection dies.
         else if (mode === 'resetMidStream') setTimeout(() => req.socket.destroy(), 50);
         return;

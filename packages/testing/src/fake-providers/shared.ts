@@ -33,6 +33,14 @@ export const FAKE_MODES = [
    * then the response ends. Whole answers: the same reply as `overloaded`.
    */
   'errorMidStream',
+  /** Streams: the first chunks (see `StreamAnswer.cutAfter`), then a clean end without the provider's end marker. */
+  'endMidStream',
+  /**
+   * An answer of `oversizedBytes`, written in pieces as it is read (never held whole): whole answers
+   * a JSON object with one long string; streams the first chunks (see `StreamAnswer.cutAfter`), then
+   * one event of that size.
+   */
+  'oversized',
 ] as const;
 export type FakeMode = (typeof FAKE_MODES)[number];
 
@@ -53,6 +61,17 @@ export interface FakeUpstreamOptions {
   cachedTokens?: number;
   /** Prompt tokens written to the provider's cache, on top of the counted ones (same routes). Default 0. */
   cacheWriteTokens?: number;
+  /** The text of every piece an answer is made of (default FAKE_TEXT_PIECE; token counts stay one per piece). */
+  textPiece?: string;
+  /** The size of an `oversized` answer or event, in bytes (default 100 MB). */
+  oversizedBytes?: number;
+  /**
+   * Server tool calls an answer reports when the request offers the provider's search tool (Anthropic
+   * `web_search_*`: `usage.server_tool_use.web_search_requests`; Responses `web_search` /
+   * `web_search_preview`: that many `web_search_call` items; Gemini `googleSearch`: grounding
+   * metadata with that many queries). Default 1.
+   */
+  serverToolCalls?: number;
   /** Keep every request in `requests` (default true; the benchmark turns it off). */
   record?: boolean;
 }

@@ -2,16 +2,24 @@ import { AppError } from '@modelgate/errors';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { AccountDeps } from '../../deps';
 
-/** Brute-force limits on the unauthenticated endpoints (docs/api.md 3.1), shared by every instance via Redis. */
+/**
+ * Brute-force limits on the unauthenticated endpoints (docs/api.md 3.1, 3.7), shared by every
+ * instance via Redis. "Address" is the client address as `addressLimitKey` counts it (an IPv6 /64 as one).
+ */
 export interface AuthRateLimits {
-  /** Every login attempt from one IP. */
+  /** Every login attempt from one address. */
   loginByIp: RateLimiterRedis;
-  /** Failed logins per username, whatever the IP: stops distributed password guessing on one account. */
-  loginFailuresByUsername: RateLimiterRedis;
+  /**
+   * Failed logins per username and address: guessing one account's password from one place. Never
+   * per username alone, or failures from anywhere would lock the owner out everywhere.
+   */
+  loginFailuresByUserAndAddress: RateLimiterRedis;
+  /** Failed logins per address, whatever the username: guessing many accounts from one place. */
+  loginFailuresByAddress: RateLimiterRedis;
   registerByIp: RateLimiterRedis;
   /** Registration attempts per username, whatever the IP: stops distributed probing or racing for one name. */
   registerByUsername: RateLimiterRedis;
-  /** Second-step attempts per IP; per user, the 2FA lockout applies. */
+  /** Second-step attempts per address; per user, the growing 2FA lockout applies. */
   twoFactorByIp: RateLimiterRedis;
 }
 
@@ -30,7 +38,8 @@ export function rateLimitsOf(deps: AccountDeps): AuthRateLimits {
       });
     found = {
       loginByIp: limiter('login-ip', 30, 60, 5 * 60),
-      loginFailuresByUsername: limiter('login-fail-user', 10, 15 * 60, 15 * 60),
+      loginFailuresByUserAndAddress: limiter('login-fail-user-address', 10, 15 * 60, 15 * 60),
+      loginFailuresByAddress: limiter('login-fail-address', 20, 15 * 60, 15 * 60),
       registerByIp: limiter('register-ip', 10, 60 * 60),
       registerByUsername: limiter('register-user', 5, 60 * 60),
       twoFactorByIp: limiter('2fa-ip', 30, 60, 5 * 60),
@@ -72,8 +81,4 @@ export async function ensureNotLimited(limiter: RateLimiterRedis, key: string): 
 /** Counts a failure without failing the current request (it already fails for its own reason). */
 export async function recordFailure(limiter: RateLimiterRedis, key: string): Promise<void> {
   await limiter.consume(key).catch(() => undefined);
-}
-
-export function clientIp(ip: string | undefined): string {
-  return ip ?? 'unknown';
 }

@@ -1,3 +1,4 @@
+import { AppError } from '@modelgate/errors';
 import { parseOrThrow } from '@modelgate/http';
 import { loginBody, registerBody, twoFactorCodeBody } from '@modelgate/schemas';
 import { Router } from 'express';
@@ -19,9 +20,14 @@ export function createAuthRouter(deps: AccountDeps): Router {
     const { code } = parseOrThrow(twoFactorCodeBody, req.body);
     sendData(res, await completeTwoFactorLogin(deps, req, res, code));
   });
-  router.get('/user/logout', async (req, res) => {
+  router.post('/user/logout', async (req, res) => {
     await logout(deps, req, res);
     sendData(res);
+  });
+  // A link or an image on another site sends a GET: it must not sign anyone out.
+  router.all('/user/logout', (_req, res) => {
+    res.set('Allow', 'POST');
+    throw new AppError('method_not_allowed', 'log out with POST');
   });
   return router;
 }

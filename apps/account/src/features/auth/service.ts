@@ -1,6 +1,6 @@
 import { changeBalance } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
-import { LOG_TYPE, readOptions, USER_STATUS } from '@modelgate/schemas';
+import { addressLimitKey, LOG_TYPE, readOptions, USER_STATUS } from '@modelgate/schemas';
 import type { Request, Response } from 'express';
 import type { AccountDeps } from '../../deps';
 import { nowMs } from '../../lib/clock';
@@ -18,7 +18,7 @@ import {
 import { AFF_CODE_LENGTH } from '../users/fields';
 import { loginView } from '../users/views';
 import { hashPassword, verifyPassword } from './passwords';
-import { clientIp, consumeOrThrow, ensureNotLimited, rateLimitsOf, recordFailure } from './rate-limits';
+import { consumeOrThrow, ensureNotLimited, rateLimitsOf, recordFailure } from './rate-limits';
 import { sessionStoreOf } from './sessions';
 
 export const PENDING_LOGIN_MS = 5 * 60 * 1000;
@@ -36,7 +36,7 @@ export interface Registration {
  */
 export async function register(deps: AccountDeps, req: Request, input: Registration): Promise<{ id: number; username: string }> {
   const limits = rateLimitsOf(deps);
-  await consumeOrThrow(limits.registerByIp, clientIp(req.ip));
+  await consumeOrThrow(limits.registerByIp, addressLimitKey(req.ip));
   await consumeOrThrow(limits.registerByUsername, input.username.toLowerCase());
   const options = await readOptions(deps.prisma);
   if (!options.RegisterEnabled) throw new AppError('forbidden', 'registration is disabled');
@@ -87,16 +87,20 @@ export async function register(deps: AccountDeps, req: Request, input: Registrat
 
 export async function login(deps: AccountDeps, req: Request, res: Response, input: { username: string; password: string }) {
   const limits = rateLimitsOf(deps);
-  const usernameKey = input.username.toLowerCase();
-  await consumeOrThrow(limits.loginByIp, clientIp(req.ip));
-  await ensureNotLimited(limits.loginFailuresByUsername, usernameKey);
+  const address = addressLimitKey(req.ip);
+  // The address never holds a space: the key splits one way only, whatever the username.
+  const userAtAddress = `${address} ${input.username.toLowerCase()}`;
+  await consumeOrThrow(limits.loginByIp, address);
+  await ensureNotLimited(limits.loginFailuresByUserAndAddress, userAtAddress);
+  await ensureNotLimited(limits.loginFailuresByAddress, address);
   const user = await findUserForLogin(deps.prisma, input.username);
   const valid = await verifyPassword(user?.passwordHash, input.password, deps.env.PASSWORD_HASH_MEMORY_KIB);
   if (!user || !valid) {
-    await recordFailure(limits.loginFailuresByUsername, usernameKey);
+    await Promise.all([recordFailure(limits.loginFailuresByUserAndAddress, userAtAddress), recordFailure(limits.loginFailuresByAddress, address)]);
     throw new AppError('invalid_credentials', 'wrong username or password');
   }
-  await limits.loginFailuresByUsername.delete(usernameKey).catch(() => undefined);
+  // Only this account's count: a login to an account of one's own must not clear the address's count.
+  await limits.loginFailuresByUserAndAddress.delete(userAtAddress).catch(() => undefined);
   if (user.status !== USER_STATUS.enabled) throw new AppError('user_disabled', 'user is disabled');
   const sessions = sessionStoreOf(deps);
   if (await isTwoFactorEnabled(deps, user.id)) {
@@ -121,7 +125,7 @@ export async function completeTwoFactorLogin(deps: AccountDeps, req: Request, re
   if (owner.passwordChangedAt && (session.data.issuedAt ?? 0) < owner.passwordChangedAt.getTime()) {
     throw new AppError('unauthorized', 'the password changed since this login: log in with your password again');
   }
-  await consumeOrThrow(rateLimitsOf(deps).twoFactorByIp, clientIp(req.ip));
+  await consumeOrThrow(rateLimitsOf(deps).twoFactorByIp, addressLimitKey(req.ip));
   await checkSecondFactor(deps, pending.userId, code, true);
   const user = await findProfile(deps.prisma, pending.userId);
   if (!user) throw new AppError('unauthorized', 'not logged in');

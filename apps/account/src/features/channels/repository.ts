@@ -17,8 +17,14 @@ export async function findChannelPage(db: Db, skip: number, take: number) {
   return { total, rows };
 }
 
-export async function updateChannel(db: Db, id: number, data: Prisma.ChannelUncheckedUpdateManyInput) {
-  const rows = await db.channel.updateManyAndReturn({ where: { id }, data });
+/** Updates the row, only while it still has `address` when one is given; undefined when no row matched. */
+export async function updateChannel(
+  db: Db,
+  id: number,
+  data: Prisma.ChannelUncheckedUpdateManyInput,
+  address?: { type: number; baseUrl: string },
+) {
+  const rows = await db.channel.updateManyAndReturn({ where: { id, ...address }, data });
   return rows[0];
 }
 

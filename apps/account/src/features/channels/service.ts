@@ -3,6 +3,7 @@ import { AppError } from '@modelgate/errors';
 import {
   CHANNEL_STATUS,
   CHANNEL_TYPES,
+  channelAddressChanges,
   channelBaseUrl,
   type ChannelType,
   type ChannelView,
@@ -120,6 +121,15 @@ export async function getChannel(deps: AccountDeps, id: number): Promise<Channel
 
 export async function editChannel(deps: AccountDeps, id: number, input: ChannelFields): Promise<ChannelView> {
   const current = await requireChannel(deps, id);
+  const keepsKey = input.key === undefined;
+  // docs/api.md 3.7: the stored key only ever goes to the address it was entered for.
+  if (keepsKey && channelAddressChanges(current, { type: input.type, baseUrl: input.base_url })) {
+    throw new AppError('invalid_request', 'key: changing base_url or type needs the key again (a stored key only goes to the address it was entered for)', {
+      param: 'key',
+    });
+  }
+  // Without a new key, the write holds only while the row keeps the address just checked, so a concurrent edit cannot move it.
+  const unchangedAddress = keepsKey ? { type: current.type, baseUrl: current.baseUrl } : undefined;
   const updated = await updateChannel(deps.prisma, id, {
     name: input.name,
     type: input.type,
@@ -133,8 +143,11 @@ export async function editChannel(deps: AccountDeps, id: number, input: ChannelF
     autoBan: input.auto_ban,
     settings: settingsAfterEdit(current, input),
     ...(input.status === current.status ? {} : statusColumns(deps, input.status)),
-  });
-  if (!updated) throw new AppError('not_found', 'channel not found');
+  }, unchangedAddress);
+  if (!updated) {
+    if (unchangedAddress && (await findChannel(deps.prisma, id))) throw new AppError('conflict', 'the channel was changed meanwhile: reload it and try again');
+    throw new AppError('not_found', 'channel not found');
+  }
   await publishInvalidation(deps, { kind: 'channels' });
   return channelView(updated);
 }

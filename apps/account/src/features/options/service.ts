@@ -31,6 +31,8 @@ const SEEDED_FROM_ENV = {
   STRIPE_API_SECRET: 'StripeApiSecret',
   STRIPE_WEBHOOK_SECRET: 'StripeWebhookSecret',
   STRIPE_PRICE_ID: 'StripePriceId',
+  // Always set (its default is the local edge): links work from the first start, and root may change it.
+  PUBLIC_URL: 'ServerAddress',
 } as const satisfies Partial<Record<keyof AccountDeps['env'], OptionKey>>;
 
 export async function seedOptionsFromEnv(deps: AccountDeps): Promise<OptionKey[]> {

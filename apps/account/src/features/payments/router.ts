@@ -1,6 +1,6 @@
 import { pageOf, parseOrThrow } from '@modelgate/http';
 import { emptyBody, paymentEventQuery, ROLE, stripePayBody } from '@modelgate/schemas';
-import { Router, type Request } from 'express';
+import { Router } from 'express';
 import type { AccountDeps } from '../../deps';
 import { sendData } from '../../lib/envelope';
 import { jsonBody } from '../../lib/json-body';
@@ -8,12 +8,6 @@ import { idParam } from '../../lib/params';
 import { currentUser, requireUser } from '../auth/require-user';
 import { listOwnTopUps, listPaymentEvents, replayPaymentEvent, startStripeTopUp } from './service';
 import { rawWebhookBody, stripeWebhookHandler } from './webhook';
-
-/** Where Stripe sends the payer back: the console's Wallet page (it says how the checkout ended), on the origin the client reached. */
-function checkoutUrls(req: Request) {
-  const origin = `${req.protocol}://${req.get('host')}`;
-  return { successUrl: `${origin}/wallet?checkout=success`, cancelUrl: `${origin}/wallet?checkout=cancelled` };
-}
 
 /** Stripe top-ups (docs/api.md 3.2), the webhook intake (3.5) and the operator's view of the inbox. */
 export function createPaymentRouter(deps: AccountDeps): Router {
@@ -23,7 +17,7 @@ export function createPaymentRouter(deps: AccountDeps): Router {
 
   router.post('/user/stripe/pay', requireUser(deps), jsonBody(deps.env.MAX_REQUEST_BODY_MB), async (req, res) => {
     const { amount } = parseOrThrow(stripePayBody, req.body);
-    sendData(res, await startStripeTopUp(deps, currentUser(req).id, amount, checkoutUrls(req)));
+    sendData(res, await startStripeTopUp(deps, currentUser(req).id, amount));
   });
   router.get('/user/topup/self', requireUser(deps), async (req, res) => {
     sendData(res, await listOwnTopUps(deps, currentUser(req).id, pageOf(req.query)));

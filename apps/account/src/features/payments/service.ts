@@ -34,18 +34,15 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
   return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }
 
-export interface CheckoutUrls {
-  successUrl: string;
-  cancelUrl: string;
-}
-
 /**
  * docs/api.md 3.2 `POST /api/user/stripe/pay`: a pending top-up first (so the webhook always finds it),
  * then the Checkout Session, whose id, amount_total and currency are kept with the top-up: the worker
  * credits only a payment of that session, amount and currency (docs/api.md 3.5). When Stripe fails the
- * top-up ends `failed` and the user gets a 502.
+ * top-up ends `failed` and the user gets a 502. Stripe sends the payer back to the console's Wallet
+ * page (it says how the checkout ended) at ServerAddress, never at an address the request named
+ * (docs/api.md 3.7): a crafted Host must not send a payer to another site.
  */
-export async function startStripeTopUp(deps: AccountDeps, userId: number, amount: number, urls: CheckoutUrls) {
+export async function startStripeTopUp(deps: AccountDeps, userId: number, amount: number) {
   const options = await readOptions(deps.prisma);
   if (!options.StripeApiSecret || !options.StripePriceId) {
     throw new AppError('service_unavailable', 'Stripe top-up is not configured');
@@ -71,8 +68,8 @@ export async function startStripeTopUp(deps: AccountDeps, userId: number, amount
         mode: 'payment',
         client_reference_id: tradeNo,
         line_items: [{ price: options.StripePriceId, quantity: amount }],
-        success_url: urls.successUrl,
-        cancel_url: urls.cancelUrl,
+        success_url: `${options.ServerAddress}/wallet?checkout=success`,
+        cancel_url: `${options.ServerAddress}/wallet?checkout=cancelled`,
         metadata: { trade_no: tradeNo, user_id: String(userId) },
         ...(customer
           ? { customer }

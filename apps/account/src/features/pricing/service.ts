@@ -1,21 +1,33 @@
-import { groupRatioOf, type ModelPriceView, type PricingView, ratiosOf, readOptions, usdPer1M } from '@modelgate/schemas';
+import { groupRatioOf, type ModelPriceView, type PricingView, ratiosOf, readOptions, type UsdPer1M, usdPer1M } from '@modelgate/schemas';
 import type { AccountDeps } from '../../deps';
 
-/** Every model with a ModelRatio (defaults included), priced as the relay charges it (docs/api.md 2.11), by model name. */
+function usdFields(usd: UsdPer1M) {
+  return { input_usd_per_1m: usd.input, cached_input_usd_per_1m: usd.cachedInput, cache_write_usd_per_1m: usd.cacheWrite, output_usd_per_1m: usd.output };
+}
+
+/**
+ * Every model with a ModelRatio (defaults included), priced as the relay charges it (docs/api.md
+ * 2.11), by model name, with its long-context tiers; and every priced server tool (2.14), by name.
+ */
 export async function getPricing(deps: AccountDeps, group: string): Promise<PricingView> {
   const options = await readOptions(deps.prisma);
+  const groupRatio = groupRatioOf(options, group);
   const items: ModelPriceView[] = [];
   for (const model of [...options.ModelRatio.keys()].sort()) {
     const price = ratiosOf(options, model, group);
     if (!price) continue;
-    const usd = usdPer1M(price);
     items.push({
       model_name: model,
-      input_usd_per_1m: usd.input,
-      cached_input_usd_per_1m: usd.cachedInput,
-      cache_write_usd_per_1m: usd.cacheWrite,
-      output_usd_per_1m: usd.output,
+      ...usdFields(usdPer1M(price)),
+      tiers: (price.tiers ?? []).map((tier) => ({
+        above_prompt_tokens: tier.above_prompt_tokens,
+        ...usdFields(usdPer1M({ ...price, modelRatio: tier.model_ratio, completionRatio: tier.completion_ratio })),
+      })),
     });
   }
-  return { group, group_ratio: groupRatioOf(options, group), items };
+  const tools = [...options.ToolPrice.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    // Rounded to 1e-9 USD: the product of two decimals carries float noise below it.
+    .map(([tool, usd]) => ({ tool, usd_per_call: Math.round(usd * groupRatio * 1e9) / 1e9 }));
+  return { group, group_ratio: groupRatio, items, tools };
 }

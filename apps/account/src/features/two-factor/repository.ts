@@ -42,18 +42,37 @@ export async function removeTwoFactor(db: Db, userId: number): Promise<void> {
 
 export type AttemptReservation = { reserved: true; failedAttempts: number } | { reserved: false; lockedUntilMs: number | null };
 
+/** How 2FA lockouts grow: each further lockout of a streak lasts twice the one before, up to `maxLockMs`. */
+export interface LockoutPolicy {
+  /** Failures that set a lockout (then as many again for each further one). */
+  maxFailures: number;
+  /** The first lockout. */
+  lockMs: number;
+  maxLockMs: number;
+  /** A streak ends when its last lockout ended this long ago: the next one is `lockMs` again. */
+  streakResetMs: number;
+}
+
 /**
  * Counts one check as a failure before the code is even looked at, in one conditional UPDATE: row
  * locks serialise concurrent checks, so 20 parallel guesses get exactly `maxFailures` tries and the
- * rest find the lock. The attempt that reaches the limit sets the lock; an expired lock restarts the
- * count. A correct code clears the count again (see acceptTotpStep / useBackupCode).
+ * rest find the lock. Failures add up over a streak: the attempt that reaches each multiple of
+ * `maxFailures` sets the next lockout, doubled each time (`locked_until` stays after it ends, so the
+ * streak is remembered). A correct code clears the count and the streak (see acceptTotpStep / useBackupCode).
  */
-export async function reserveAttempt(db: Db, userId: number, nowMs: number, maxFailures: number, lockMs: number): Promise<AttemptReservation> {
-  const counted = Prisma.sql`CASE WHEN locked_until IS NULL THEN failed_attempts + 1 ELSE 1 END`;
+export async function reserveAttempt(db: Db, userId: number, nowMs: number, policy: LockoutPolicy): Promise<AttemptReservation> {
+  const { maxFailures, lockMs, maxLockMs, streakResetMs } = policy;
+  const streakOver = Prisma.sql`locked_until <= ${at(nowMs - streakResetMs)}`;
+  const counted = Prisma.sql`CASE WHEN ${streakOver} THEN 1 ELSE failed_attempts + 1 END`;
+  // The exponent is capped so that power() stays finite; the duration is capped by maxLockMs anyway.
+  const lockoutMs = Prisma.sql`LEAST(${lockMs}::float8 * power(2, LEAST(${counted} / ${maxFailures}::int - 1, 30)), ${maxLockMs}::float8)`;
   const rows = await db.$queryRaw<{ failed_attempts: number }[]>`
     UPDATE two_factor
        SET failed_attempts = ${counted},
-           locked_until = CASE WHEN ${counted} >= ${maxFailures} THEN ${at(nowMs + lockMs)} ELSE NULL END,
+           locked_until = CASE WHEN ${counted} % ${maxFailures}::int = 0
+                               THEN (to_timestamp((${nowMs}::float8 + ${lockoutMs}) / 1000) AT TIME ZONE 'UTC')
+                               WHEN ${streakOver} THEN NULL
+                               ELSE locked_until END,
            updated_at = ${at(nowMs)}
      WHERE user_id = ${userId} AND (locked_until IS NULL OR locked_until <= ${at(nowMs)})
      RETURNING failed_attempts`;

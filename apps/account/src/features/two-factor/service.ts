@@ -18,14 +18,18 @@ import {
   findTwoFactor,
   markEnabled,
   removeTwoFactor,
+  type LockoutPolicy,
   replaceBackupCodes,
   reserveAttempt,
   saveSetup,
   useBackupCode,
 } from './repository';
 
-export const MAX_FAILED_CHECKS = 5;
-export const LOCK_MS = 5 * 60 * 1000;
+const MINUTE_MS = 60 * 1000;
+const DAY_MS = 24 * 60 * MINUTE_MS;
+
+/** docs/api.md 3.1: 5 wrong codes lock 2FA checks for 5 minutes, then 10, 20, ... up to a day. */
+export const LOCKOUTS: LockoutPolicy = { maxFailures: 5, lockMs: 5 * MINUTE_MS, maxLockMs: DAY_MS, streakResetMs: DAY_MS };
 
 export async function isTwoFactorEnabled(deps: AccountDeps, userId: number): Promise<boolean> {
   return (await findTwoFactor(deps.prisma, userId))?.enabled ?? false;
@@ -58,16 +62,16 @@ export async function setupTwoFactor(deps: AccountDeps, user: AuthenticatedUser)
 
 /**
  * Checks a second-factor code for a user with a two-factor row: a TOTP (replay rule) or, when
- * allowed, an unused backup code. Every check is counted first (lockout after MAX_FAILED_CHECKS);
+ * allowed, an unused backup code. Every check is counted first (lockouts growing as LOCKOUTS says);
  * a correct code clears the count. Throws 429 while locked, 401 for a wrong, replayed or spent code.
  */
 export async function checkSecondFactor(deps: AccountDeps, userId: number, code: string, allowBackupCode: boolean): Promise<void> {
   const row = await findTwoFactor(deps.prisma, userId);
   if (!row) throw new AppError('invalid_credentials', 'two-factor authentication is not set up');
   const now = nowMs(deps);
-  const reservation = await reserveAttempt(deps.prisma, userId, now, MAX_FAILED_CHECKS, LOCK_MS);
+  const reservation = await reserveAttempt(deps.prisma, userId, now, LOCKOUTS);
   if (!reservation.reserved) {
-    const retryAfter = reservation.lockedUntilMs === null ? LOCK_MS / 1000 : (reservation.lockedUntilMs - now) / 1000;
+    const retryAfter = reservation.lockedUntilMs === null ? LOCKOUTS.lockMs / 1000 : (reservation.lockedUntilMs - now) / 1000;
     throw new AppError('two_factor_locked', 'too many wrong codes: two-factor checks are locked, try again later', {
       retryAfter: Math.max(1, retryAfter),
     });

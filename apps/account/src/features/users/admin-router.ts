@@ -12,7 +12,7 @@ export function createUserAdminRouter(deps: AccountDeps): Router {
   const router = Router();
   const admin = requireUser(deps, ROLE.admin);
   router.get('/user', admin, async (req, res) => {
-    sendData(res, await listUsers(deps, pageOf(req.query)));
+    sendData(res, await listUsers(deps, currentUser(req), pageOf(req.query)));
   });
   router.post('/user', admin, async (req, res) => {
     sendData(res, await createUserAsAdmin(deps, currentUser(req), parseOrThrow(adminUserCreateBody, req.body), req.requestId));

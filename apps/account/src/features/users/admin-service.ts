@@ -22,8 +22,10 @@ function assertMayActOn(actor: AuthenticatedUser, target: Target): void {
   }
 }
 
-export async function listUsers(deps: AccountDeps, page: PageRequest): Promise<Page<ReturnType<typeof adminUserView>>> {
-  const { total, rows } = await findProfilePage(deps.prisma, page.skip, page.pageSize);
+/** docs/api.md 3.7: root lists everyone; an admin only the users it may act on (lower roles). */
+export async function listUsers(deps: AccountDeps, actor: AuthenticatedUser, page: PageRequest): Promise<Page<ReturnType<typeof adminUserView>>> {
+  const belowRole = actor.role >= ROLE.root ? undefined : actor.role;
+  const { total, rows } = await findProfilePage(deps.prisma, page.skip, page.pageSize, belowRole);
   return { page: page.page, page_size: page.pageSize, total, items: rows.map(adminUserView) };
 }
 

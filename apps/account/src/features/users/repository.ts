@@ -69,8 +69,9 @@ export async function findProfile(db: Db, id: number): Promise<UserProfile | nul
   return db.user.findFirst({ where: { id, deletedAt: null }, select: profileFields });
 }
 
-export async function findProfilePage(db: Db, skip: number, take: number): Promise<{ total: number; rows: UserProfile[] }> {
-  const where = { deletedAt: null };
+/** A page of users, only those of a role below `belowRole` when given. */
+export async function findProfilePage(db: Db, skip: number, take: number, belowRole?: number): Promise<{ total: number; rows: UserProfile[] }> {
+  const where = { deletedAt: null, ...(belowRole === undefined ? {} : { role: { lt: belowRole } }) };
   const [total, rows] = await Promise.all([
     db.user.count({ where }),
     db.user.findMany({ where, select: profileFields, orderBy: { id: 'desc' }, skip, take }),

@@ -50,3 +50,12 @@ const integerFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 
 export function formatInteger(value: number): string {
   return integerFormat.format(value);
 }
+
+/**
+ * The balance card's figure and the line under it. Below 0 it is a debt: usage beyond a call's
+ * reservation is charged in full, and the gateway refuses calls until a top-up covers it.
+ */
+export function balanceFigures(quota: number, quotaPerUnit: number): { value: string; detail: string } {
+  if (quota < 0) return { value: `Debt: ${formatQuotaAsUsd(-quota, quotaPerUnit)}`, detail: `${formatInteger(quota)} quota; top up to continue` };
+  return { value: formatQuotaAsUsd(quota, quotaPerUnit), detail: `${formatInteger(quota)} quota` };
+}

@@ -48,7 +48,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     state,
     signedIn: load,
     async signOut() {
-      await api.call('get /api/user/logout').catch(() => undefined);
+      await api.call('post /api/user/logout').catch(() => undefined);
       forget();
     },
     expired: forget,

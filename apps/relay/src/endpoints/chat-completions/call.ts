@@ -1,9 +1,11 @@
+import type { OfferedTool } from '../../features/billing/pricing';
 import type { ChannelRecord } from '../../features/channels/channel-cache';
 import type { Delivery, DeliveryContext, RelayCall } from '../../features/relay/relay-call';
 import type { UpstreamResponse } from '../../features/upstream/client';
 import { chatRequestFromOpenAI } from '../../providers/openai/chat-request';
 import { chatResponseToOpenAI } from '../../providers/openai/chat-response';
 import { OpenAIChatChunkEncoder } from '../../providers/openai/chat-stream';
+import { CHAT_WEB_SEARCH_TOOL, chatServerTools } from '../../providers/openai/server-tools';
 import { OpenAIPassThrough, type OpenAISurface } from '../openai-pass-through';
 import { ChatTranslation } from '../translated';
 import { type ChatCompletionBody, countChatPromptTokens, estimateChat } from './request';
@@ -20,6 +22,7 @@ export class ChatCompletionCall implements RelayCall {
   readonly model: string;
   readonly stream: boolean;
   readonly estimate: RelayCall['estimate'];
+  readonly serverTools: OfferedTool[];
   private readonly pass: OpenAIPassThrough;
   private readonly translation: ChatTranslation;
 
@@ -32,6 +35,7 @@ export class ChatCompletionCall implements RelayCall {
     this.model = this.pass.model;
     this.stream = this.pass.stream;
     this.estimate = estimateChat(body);
+    this.serverTools = chatServerTools(body);
     this.translation = new ChatTranslation(() => chatRequestFromOpenAI(body), () => this.promptTokens());
   }
 
@@ -45,9 +49,16 @@ export class ChatCompletionCall implements RelayCall {
   }
 
   deliver(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {
-    if (context.channel.dialect === 'openai') return this.pass.deliver(upstream, context);
+    if (context.channel.dialect === 'openai') return this.deliverPassed(upstream, context);
     if (!this.stream) return this.translation.deliverWhole(upstream, context, (response, usage) => chatResponseToOpenAI(response, this.model, usage));
     const encoder = new OpenAIChatChunkEncoder({ model: this.model, requestId: this.requestId, includeUsage: this.pass.clientWantsUsage });
     return this.translation.deliverStream(upstream, context, encoder);
+  }
+
+  /** An OpenAI answer; a search model's answer to a request with `web_search_options` searched once (docs/api.md 2.14). */
+  private async deliverPassed(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {
+    const delivery = await this.pass.deliver(upstream, context);
+    if (this.serverTools.length > 0) delivery.usage.serverToolCalls = { [CHAT_WEB_SEARCH_TOOL]: 1 };
+    return delivery;
   }
 }

@@ -2,11 +2,13 @@ import { type AppError, toGoogle } from '@modelgate/errors';
 import type { ChannelRecord } from '../../features/channels/channel-cache';
 import { eventObjectOf, relayEventStream, reportedStreamError, type StreamDialect } from '../../features/relay/event-stream';
 import type { ChatUsage } from '../../providers/chat';
+import { type OfferedTool, withServerToolCalls } from '../../features/billing/pricing';
 import type { Delivery, DeliveryContext, RelayCall } from '../../features/relay/relay-call';
 import { countDeliveredTokens, reportedTokenCount, reportedTokenSum } from '../../features/relay/tokens';
 import { answerObjectOf, readBody, type UpstreamResponse } from '../../features/upstream/client';
 import type { SseEvent } from '../../features/upstream/sse';
 import { GEMINI_FACTS, generateContentMethod, geminiMethodPath } from '../../providers/gemini/call';
+import { GroundingCounter, geminiServerTools } from '../../providers/gemini/server-tools';
 import { jsonPost } from '../../providers/upstream-call';
 import { countPromptTokens, estimateGenerateContent, type GenerateContentRequest } from './request';
 
@@ -55,6 +57,7 @@ export class GeminiCall implements RelayCall {
   readonly surface = 'gemini' as const;
 
   readonly estimate: RelayCall['estimate'];
+  readonly serverTools: OfferedTool[];
 
   constructor(
     private readonly raw: Buffer,
@@ -63,6 +66,7 @@ export class GeminiCall implements RelayCall {
     readonly stream: boolean,
   ) {
     this.estimate = estimateGenerateContent(body);
+    this.serverTools = geminiServerTools((body as { tools?: unknown }).tools);
   }
 
   promptTokens(): number {
@@ -89,13 +93,17 @@ export class GeminiCall implements RelayCall {
       collectTexts(response, texts);
       return texts;
     });
+    const grounding = new GroundingCounter(this.serverTools);
+    grounding.add(response.candidates);
+    withServerToolCalls(usage, grounding.counted());
     return { usage, firstByteMs: Date.now() - startedAt, billable: true };
   }
 
   private async deliverStream(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {
-    const dialect = new GeminiStreamDialect();
+    const dialect = new GeminiStreamDialect(new GroundingCounter(this.serverTools));
     const result = await relayEventStream(upstream, context, dialect);
     const usage = usageOf(dialect.metadata, () => this.promptTokens(), () => dialect.texts);
+    withServerToolCalls(usage, dialect.grounding.counted());
     const cut = result.clientAborted || result.failure !== undefined;
     return {
       usage,
@@ -112,12 +120,18 @@ class GeminiStreamDialect implements StreamDialect {
   metadata: UsageMetadata | undefined;
   readonly texts: string[] = [];
 
+  constructor(
+    /** Fed each chunk's candidates only when the request offers a grounding tool. */
+    readonly grounding: GroundingCounter,
+  ) {}
+
   onEvent(event: SseEvent): string | null {
     if (event.data === null) return event.raw;
     const chunk: { usageMetadata?: UsageMetadata; candidates?: unknown; error?: unknown } = eventObjectOf(event.data);
     if (chunk.error !== undefined && chunk.error !== null) throw reportedStreamError(chunk.error);
     if (chunk.usageMetadata) this.metadata = chunk.usageMetadata;
     collectTexts(chunk, this.texts);
+    if (this.grounding.counts) this.grounding.add(chunk.candidates);
     return event.raw;
   }
 

@@ -32,7 +32,7 @@ function routeLabel(path: string, params: Record<string, string>): string {
  * Gemini native operations (docs/api.md 2.3) under `/v1beta/models/...` and, as the Google GenAI SDK
  * calls them by default, `/v1/models/...`; served directly (see direct-routes).
  */
-export function geminiRoute({ keys, relay, maxBodyMb }: RelayRouteDeps): DirectRoute {
+export function geminiRoute({ keys, keyFailures, relay, maxBodyMb }: RelayRouteDeps): DirectRoute {
   return {
     method: 'POST',
     label: routeLabel,
@@ -41,7 +41,7 @@ export function geminiRoute({ keys, relay, maxBodyMb }: RelayRouteDeps): DirectR
       return target === undefined ? undefined : { target: decodeParam(target) };
     },
     handlers: [
-      authenticate(keys, 'google'),
+      authenticate(keys, keyFailures, 'google'),
       rawBody(maxBodyMb),
       async (req, res) => {
         const { model, method } = parseTarget(String(req.params.target));

@@ -1,3 +1,4 @@
+import type { OfferedTool } from '../../features/billing/pricing';
 import type { ChannelRecord } from '../../features/channels/channel-cache';
 import { deliverEventStream } from '../../features/relay/event-stream';
 import type { Delivery, DeliveryContext, RelayCall } from '../../features/relay/relay-call';
@@ -6,6 +7,7 @@ import type { UpstreamResponse } from '../../features/upstream/client';
 import { chatRequestFromAnthropic } from '../../providers/anthropic/client-request';
 import { chatResponseToAnthropic } from '../../providers/anthropic/client-response';
 import { AnthropicEventEncoder } from '../../providers/anthropic/client-stream';
+import { anthropicServerTools } from '../../providers/anthropic/server-tools';
 import { PassThroughBody } from '../openai-pass-through';
 import { ChatTranslation } from '../translated';
 import {
@@ -27,6 +29,7 @@ export class MessagesCall implements RelayCall {
   readonly model: string;
   readonly stream: boolean;
   readonly estimate: RelayCall['estimate'];
+  readonly serverTools: OfferedTool[];
   private readonly prompt: PromptPieces;
   /** The client's bytes, re-serialised only for a channel that renames the model. */
   private readonly passed: PassThroughBody;
@@ -45,6 +48,7 @@ export class MessagesCall implements RelayCall {
     this.prompt = messagesPromptPieces(body);
     // `max_tokens` is required, and a thinking budget is part of it.
     this.estimate = { promptTokens: estimatePromptTokens(this.prompt), completionTokens: body.max_tokens };
+    this.serverTools = anthropicServerTools(body.tools);
     this.translation = new ChatTranslation(() => chatRequestFromAnthropic(body), () => this.promptTokens());
   }
 

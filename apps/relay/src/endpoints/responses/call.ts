@@ -1,9 +1,11 @@
+import type { OfferedTool } from '../../features/billing/pricing';
 import type { ChannelRecord } from '../../features/channels/channel-cache';
 import type { Delivery, DeliveryContext, RelayCall } from '../../features/relay/relay-call';
 import type { UpstreamResponse } from '../../features/upstream/client';
 import { chatRequestFromResponses, inResponsesTerms } from '../../providers/openai/responses-request';
 import { chatResponseToResponses } from '../../providers/openai/responses-response';
 import { ResponsesEventEncoder } from '../../providers/openai/responses-stream';
+import { responsesServerTools } from '../../providers/openai/server-tools';
 import { ChatTranslation } from '../translated';
 import { ResponsesPassThrough } from './native';
 import { countResponsesPromptTokens, estimateResponses, type ResponsesBody } from './request';
@@ -26,6 +28,7 @@ export class ResponsesCall implements RelayCall {
   readonly model: string;
   readonly stream: boolean;
   readonly estimate: RelayCall['estimate'];
+  readonly serverTools: OfferedTool[];
   private readonly pass: ResponsesPassThrough;
   private readonly translation: ChatTranslation;
 
@@ -37,7 +40,8 @@ export class ResponsesCall implements RelayCall {
     this.model = body.model;
     this.stream = body.stream === true;
     this.estimate = estimateResponses(body);
-    this.pass = new ResponsesPassThrough(body, raw, this.stream, requestId, () => this.promptTokens());
+    this.serverTools = responsesServerTools(body.tools);
+    this.pass = new ResponsesPassThrough(body, raw, this.stream, requestId, () => this.promptTokens(), this.serverTools);
     this.translation = new ChatTranslation(() => chatRequestFromResponses(body), () => this.promptTokens());
   }
 

@@ -1,5 +1,6 @@
 import { AppError } from '@modelgate/errors';
 import { CHANNEL_TYPES } from '@modelgate/schemas';
+import { type OfferedTool, withServerToolCalls } from '../../features/billing/pricing';
 import type { ChannelRecord } from '../../features/channels/channel-cache';
 import {
   type BilledStreamDialect,
@@ -15,6 +16,7 @@ import type { SseEvent } from '../../features/upstream/sse';
 import type { ChatUsage } from '../../providers/chat';
 import { isJsonObject, jsonObjectIn, objectOf } from '../../providers/json';
 import { failureMessageOf, usageToResponses } from '../../providers/openai/responses-output';
+import { ResponsesToolCallCounter } from '../../providers/openai/server-tools';
 import type { UpstreamCall } from '../../providers/provider';
 import { nowSeconds } from '../../providers/time';
 import { jsonPost } from '../../providers/upstream-call';
@@ -83,6 +85,8 @@ export class ResponsesPassThrough {
     readonly requestId: string,
     /** The prompt's tokens as charged when the upstream reports none. */
     readonly promptTokens: () => number,
+    /** The server tools the request offers, whose calls the answer's output items show. */
+    readonly serverTools: readonly OfferedTool[],
   ) {
     this.model = body.model;
     this.body = new PassThroughBody(raw, body, false, false);
@@ -109,6 +113,11 @@ export class ResponsesPassThrough {
     if (!usage) {
       usage = this.countedUsage(outputTexts(answer.output));
       answer.usage = usageToResponses(usage);
+    }
+    if (this.serverTools.length > 0 && Array.isArray(answer.output)) {
+      const counter = new ResponsesToolCallCounter(this.serverTools);
+      for (const item of answer.output) counter.add(objectOf(item).type);
+      withServerToolCalls(usage, counter.counted());
     }
     const text = JSON.stringify(answer);
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
@@ -160,8 +169,12 @@ export class ResponsesPassThroughStream implements BilledStreamDialect {
   private readonly toolNames: string[] = [];
   /** The data of the delta events passed on. */
   private readonly deltaEvents: string[] = [];
+  /** Server tool calls, counted from the output items begun (each one is billed). */
+  private readonly toolCalls: ResponsesToolCallCounter;
 
-  constructor(private readonly pass: ResponsesPassThrough) {}
+  constructor(private readonly pass: ResponsesPassThrough) {
+    this.toolCalls = new ResponsesToolCallCounter(pass.serverTools);
+  }
 
   onEvent(event: SseEvent): string | null {
     const data = event.data;
@@ -179,7 +192,9 @@ export class ResponsesPassThroughStream implements BilledStreamDialect {
     } else if (LIFECYCLE_EVENTS.has(type)) {
       text = this.lifecycle(type, parsed ?? eventObjectOf(data)) ?? text;
     } else if (type === 'response.output_item.added') {
-      pushStrings(this.toolNames, objectOf((parsed ?? eventObjectOf(data)).item).name);
+      const item = objectOf((parsed ?? eventObjectOf(data)).item);
+      pushStrings(this.toolNames, item.name);
+      this.toolCalls.add(item.type);
     } else if (type === 'error') {
       const payload = parsed ?? eventObjectOf(data);
       // OpenAI nests the error; the published event schema has its fields at the top.
@@ -218,7 +233,7 @@ export class ResponsesPassThroughStream implements BilledStreamDialect {
    * that reports none) the prompt and the delivered pieces are counted.
    */
   billedUsage(): ChatUsage {
-    this.billed ??= this.reported ?? this.pass.countedUsage(this.deliveredPieces());
+    this.billed ??= withServerToolCalls(this.reported ?? this.pass.countedUsage(this.deliveredPieces()), this.toolCalls.counted());
     return this.billed;
   }
 

@@ -87,7 +87,7 @@ export class BalanceMirror {
     this.holdField = `h:${instanceId}`;
   }
 
-  /** Holds `amount` on both balances, or answers 401 (key exhausted) / 403 (balance too low). */
+  /** Holds `amount` on both balances, or answers 401 (key exhausted) / 403 (balance too low, or a debt). */
   async reserve(account: BillingAccount, amount: number): Promise<void> {
     for (let attempt = 0; attempt < 3; attempt++) {
       let code: number;
@@ -108,7 +108,8 @@ export class BalanceMirror {
           if (available <= 0) throw new AppError('invalid_api_key', 'API key quota is exhausted');
           throw new AppError('insufficient_user_quota', `API key quota (${available}) is below this request's estimated cost (${amount})`);
         case USER_SHORT:
-          throw new AppError('insufficient_user_quota', `user quota (${Math.max(0, available)}) is below this request's estimated cost (${amount})`);
+          if (available <= 0) throw new AppError('insufficient_user_quota', `user quota is used up (${available} available): top up to continue`);
+          throw new AppError('insufficient_user_quota', `user quota (${available}) is below this request's estimated cost (${amount})`);
         default:
           throw unavailable(new Error(`unexpected reservation result ${code}`));
       }

@@ -1,3 +1,5 @@
+import type { ToolCharge } from './pricing';
+
 /** One settled request, as queued in Redis and written as one consume row of the `logs` ledger. */
 export interface LedgerEntry {
   /** Unique per settlement: makes a batch's commit recognisable after a crash. */
@@ -31,6 +33,10 @@ export interface LedgerEntry {
   groupRatio: number;
   cacheRatio: number;
   cacheCreationRatio: number;
+  /** The long-context tier charged (its threshold), when the prompt reached one (docs/api.md 2.11). */
+  tierAbovePromptTokens?: number;
+  /** Server tool -> its calls, USD each and quota, included in `quota` (docs/api.md 2.14). */
+  serverTools?: Record<string, ToolCharge>;
 }
 
 /** The fields entries queued by relays older than docs/api.md 2.11 do not have. */
@@ -57,6 +63,6 @@ export interface WrittenBatch {
   /** id -> [sum of queued charges, amount actually taken from the balance]. */
   users: Map<number, [number, number]>;
   tokens: Map<number, [number, number]>;
-  /** Limited keys whose `remain_quota` the batch took to 0. */
+  /** Limited keys whose `remain_quota` the batch took to 0 or below. */
   drainedTokens: number[];
 }

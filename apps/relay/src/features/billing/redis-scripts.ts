@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 /*
  * The Redis side of billing. Each user and each limited key has a balance mirror, a hash:
  *   db       its balance in PostgreSQL when last read, minus the ledger batches written since
+ *            (below 0 for a debt: a charge beyond the balance is booked in full)
  *   pending  charges settled but not yet written to PostgreSQL (entries in the ledger queue)
  *   h:<id>   amounts reserved by in-flight requests of relay instance <id>
  * available = db - pending - sum(h:*). Scripts run atomically, so concurrent reservations can
@@ -27,7 +28,8 @@ end
 /**
  * Reservations, in order (a later one sees the holds of the earlier ones). KEYS (user, token) per
  * reservation. ARGV hold field, then (amount, limited key 1/0) per reservation. -> flat
- * {code, available} per reservation: 0 ok, 1/2 user/key mirror missing, 3/4 user/key short.
+ * {code, available} per reservation: 0 ok, 1/2 user/key mirror missing, 3/4 user/key short. A
+ * balance at or below 0 (a debt: charges are never cut to fit) is short whatever the amount.
  */
 const RESERVE = `${AVAILABLE}
 local results = {}
@@ -42,8 +44,8 @@ for i = 1, #KEYS / 2 do
   local userAvailable = available(user)
   if limited and keyAvailable == nil then code = 2
   elseif userAvailable == nil then code = 1
-  elseif limited and keyAvailable < amount then code, shortBy = 4, keyAvailable
-  elseif userAvailable < amount then code, shortBy = 3, userAvailable
+  elseif limited and (keyAvailable < amount or keyAvailable <= 0) then code, shortBy = 4, keyAvailable
+  elseif userAvailable < amount or userAvailable <= 0 then code, shortBy = 3, userAvailable
   else
     redis.call('HINCRBY', user, ARGV[1], amountText)
     if limited then redis.call('HINCRBY', token, ARGV[1], amountText) end

@@ -23,25 +23,28 @@ function ratiosOf(entry: LedgerEntry): string {
   const ratios = [`model ratio ${entry.modelRatio}`, `completion ratio ${entry.completionRatio}`, `group ratio ${entry.groupRatio}`];
   if (entry.cachedTokens > 0) ratios.push(`cache ratio ${entry.cacheRatio}`);
   if (entry.cacheWriteTokens > 0) ratios.push(`cache creation ratio ${entry.cacheCreationRatio}`);
+  if (entry.tierAbovePromptTokens !== undefined) ratios.push(`long-context tier above ${entry.tierAbovePromptTokens} prompt tokens`);
+  for (const [tool, { count, usdEach, quota }] of Object.entries(entry.serverTools ?? {})) {
+    ratios.push(`${tool} ${count} x USD ${usdEach} = ${quota}`);
+  }
   return ratios.join(', ');
 }
 
-function contentOf(entry: LedgerEntry, taken: number): string {
-  const ratios = ratiosOf(entry);
-  return taken === entry.quota ? ratios : `${ratios}; balance ran out: charged ${taken} of ${entry.quota}`;
+function serverToolsOf(tools: NonNullable<LedgerEntry['serverTools']>): Record<string, { count: number; usd_each: number; quota: number }> {
+  return Object.fromEntries(Object.entries(tools).map(([tool, { count, usdEach, quota }]) => [tool, { count, usd_each: usdEach, quota }]));
 }
 
-function consumeRowOf(entry: LedgerEntry, taken: number): ConsumeRow {
+function consumeRowOf(entry: LedgerEntry): ConsumeRow {
   return {
     user_id: entry.userId,
     // timestamp(3) columns hold UTC wall time, as Prisma writes them.
     created_at: new Date(entry.createdAt).toISOString().replace('Z', ''),
-    content: contentOf(entry, taken),
+    content: ratiosOf(entry),
     username: entry.username,
     token_id: entry.tokenId,
     token_name: entry.tokenName,
     model_name: entry.model,
-    charged: taken,
+    charged: entry.quota,
     prompt_tokens: entry.promptTokens,
     completion_tokens: entry.completionTokens,
     use_time_ms: entry.useTimeMs,
@@ -61,6 +64,9 @@ function consumeRowOf(entry: LedgerEntry, taken: number): ConsumeRow {
       reasoning_tokens: entry.reasoningTokens,
       cache_ratio: entry.cacheRatio,
       cache_creation_ratio: entry.cacheCreationRatio,
+      // docs/api.md 2.11, 2.14: the long-context tier charged, and the server tools' calls and quota.
+      ...(entry.tierAbovePromptTokens === undefined ? {} : { tier_above_prompt_tokens: entry.tierAbovePromptTokens }),
+      ...(entry.serverTools === undefined ? {} : { server_tools: serverToolsOf(entry.serverTools) }),
     },
   };
 }
@@ -90,27 +96,27 @@ export class LedgerRepository {
 
   /**
    * Writes a batch: one consume row per entry, and the users', keys' and channels' counters, in one
-   * transaction. A balance that shrank meanwhile (an admin edit) is taken down to 0, never below,
-   * and the row records what was actually taken, so quota = sum of log deltas still holds.
+   * transaction. Every charge is booked in full (docs/api.md 2.5): one beyond the balance (usage
+   * past the reservation, or a balance an admin lowered meanwhile) takes it below 0, a debt, and
+   * the row records the whole charge, so quota = sum of log deltas holds.
    */
   async writeBatch(entries: LedgerEntry[]): Promise<WrittenBatch> {
     return this.prisma.$transaction(async (tx) => {
       await tx.$queryRawUnsafe('SELECT pg_advisory_xact_lock(hashtext($1))::text', this.advisoryLockName);
       // Users, then keys, each in id order: one round trip for both sets of row locks.
-      const balances = await tx.$queryRawUnsafe<{ kind: 'user' | 'token'; id: number; balance: bigint; unlimited: boolean }[]>(
-        `SELECT 'user' AS kind, id, quota AS balance, false AS unlimited
-           FROM (SELECT id, quota FROM users WHERE id = ANY($1::int[]) ORDER BY id FOR UPDATE) AS u
+      const locked = await tx.$queryRawUnsafe<{ kind: 'user' | 'token'; id: number; balance: bigint | null; unlimited: boolean }[]>(
+        `SELECT 'user' AS kind, id, NULL::bigint AS balance, false AS unlimited
+           FROM (SELECT id FROM users WHERE id = ANY($1::int[]) ORDER BY id FOR UPDATE) AS u
          UNION ALL
          SELECT 'token', id, remain_quota, unlimited_quota
            FROM (SELECT id, remain_quota, unlimited_quota FROM tokens WHERE id = ANY($2::int[]) ORDER BY id FOR UPDATE) AS t`,
         unique(entries.map((e) => e.userId)),
         unique(entries.map((e) => e.tokenId)),
       );
-      const userBalance = new Map<number, number>();
+      // Limited keys' balances (an unlimited key's remain_quota is not charged).
       const tokenBalance = new Map<number, number>();
-      for (const row of balances) {
-        if (row.kind === 'user') userBalance.set(row.id, Number(row.balance));
-        else tokenBalance.set(row.id, row.unlimited ? Number.POSITIVE_INFINITY : Number(row.balance));
+      for (const row of locked) {
+        if (row.kind === 'token' && !row.unlimited) tokenBalance.set(row.id, Number(row.balance));
       }
 
       const written: WrittenBatch = { users: new Map(), tokens: new Map(), drainedTokens: [] };
@@ -119,20 +125,17 @@ export class LedgerRepository {
       for (const entry of entries) {
         // Users are only soft-deleted, so the row is there (their charges are written like any
         // other); were it gone, the log row's foreign key would refuse the entry (dead letter).
-        const balance = userBalance.get(entry.userId) ?? 0;
-        const queuedOnToken = entry.limitedToken ? entry.quota : 0;
-        const taken = Math.min(entry.quota, balance);
-        userBalance.set(entry.userId, balance - taken);
-        add(written.users, entry.userId, entry.quota, taken);
+        add(written.users, entry.userId, entry.quota, entry.quota);
 
+        // The key as it is now: limited when queued but made unlimited since (or the reverse) is
+        // charged as it is now; its mirror's queued charge leaves either way.
         const remain = tokenBalance.get(entry.tokenId);
-        const takenFromToken = remain === undefined ? 0 : Math.min(taken, remain);
         if (remain !== undefined) {
-          tokenBalance.set(entry.tokenId, remain - takenFromToken);
-          if (Number.isFinite(remain)) takenFromKeys.set(entry.tokenId, (takenFromKeys.get(entry.tokenId) ?? 0) + takenFromToken);
+          tokenBalance.set(entry.tokenId, remain - entry.quota);
+          takenFromKeys.set(entry.tokenId, (takenFromKeys.get(entry.tokenId) ?? 0) + entry.quota);
         }
-        add(written.tokens, entry.tokenId, queuedOnToken, Number.isFinite(remain ?? 0) ? takenFromToken : 0);
-        rows.push(consumeRowOf(entry, taken));
+        add(written.tokens, entry.tokenId, entry.limitedToken ? entry.quota : 0, remain === undefined ? 0 : entry.quota);
+        rows.push(consumeRowOf(entry));
       }
       for (const id of takenFromKeys.keys()) {
         if (tokenBalance.get(id)! <= 0) written.drainedTokens.push(id);

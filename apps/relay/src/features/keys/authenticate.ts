@@ -1,8 +1,9 @@
 import { sha256Hex } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
 import type { IncomingHttpHeaders } from 'node:http';
-import { ipAllowed, TOKEN_STATUS, USER_STATUS } from '@modelgate/schemas';
-import { type KeyCache, type KeyRecord, type UserRecord } from './key-cache';
+import { ipAllowed, ROLE, TOKEN_STATUS, USER_STATUS } from '@modelgate/schemas';
+import type { KeyFailureLimit } from './failure-limit';
+import { type KeyCache, type KeyRecord, type ResolvedKey, type UserRecord } from './key-cache';
 
 /** Who is calling: the key, its owner, and the group that prices and routes the call. */
 export interface AuthContext {
@@ -17,6 +18,8 @@ const KEY_FORMAT = /^sk-[A-Za-z0-9]{48}$/;
 export interface KeyRequest {
   headers: IncomingHttpHeaders;
   query: Record<string, unknown>;
+  /** The client address (from the edge's X-Forwarded-For): failed key checks are counted per address. */
+  ip?: string | undefined;
 }
 
 /** Where the accepted key is kept for the rest of the request (Express's `res.locals`). */
@@ -70,34 +73,71 @@ function check(resolved: { key: KeyRecord; user: UserRecord } | null): AuthConte
   }
   if (key.status !== TOKEN_STATUS.enabled) throw new AppError('invalid_api_key', 'API key is not enabled');
   if (user.status !== USER_STATUS.enabled) throw new AppError('user_disabled', 'the owner of this API key is disabled');
+  // A key's own group is honoured only while its owner may still choose it (admins): a key made in
+  // `vip` stops there once its owner is moved to another group or demoted (docs/api.md 3.7).
+  if (key.group && key.group !== user.group && user.role < ROLE.admin) {
+    throw new AppError('group_not_allowed', `this API key's group "${key.group}" is not available to its owner, whose group is "${user.group}"`);
+  }
   return { key, user, group: key.group || user.group };
 }
 
-/** First check of every relay route (docs/api.md 1.3): a valid, enabled, funded key of an enabled user. */
-export function authenticate(cache: KeyCache, dialect: KeyDialect) {
-  return (req: KeyRequest, res: WithLocals, next: (err?: unknown) => void): void => {
+type Next = (err?: unknown) => void;
+
+/** The failed checks counted against the client address (docs/api.md 3.7): no such key, or a disabled one. */
+function isGuess(resolved: ResolvedKey | null): boolean {
+  return resolved === null || resolved.key.status === TOKEN_STATUS.disabled;
+}
+
+/** Answers a counted failure with its own error, or with 429 once the address is past its limit. */
+function refuseCounted(failures: KeyFailureLimit, req: KeyRequest, err: unknown, next: Next): void {
+  failures.count(req.ip).then(() => next(err), next);
+}
+
+function accept(resolved: ResolvedKey | null, failures: KeyFailureLimit, req: KeyRequest, res: WithLocals, next: Next): void {
+  let auth: AuthContext;
+  try {
+    auth = check(resolved);
+  } catch (err) {
+    if (isGuess(resolved)) refuseCounted(failures, req, err, next);
+    else next(err);
+    return;
+  }
+  res.locals.auth = auth;
+  next();
+}
+
+/**
+ * First check of every relay route (docs/api.md 1.3): a valid, enabled, funded key of an enabled
+ * user. A key held in memory costs no I/O. Failed checks (a malformed, unknown or disabled key) are
+ * counted per client address; past the limit, a key not in memory is refused with 429 before any
+ * database lookup (docs/api.md 3.7).
+ */
+export function authenticate(cache: KeyCache, failures: KeyFailureLimit, dialect: KeyDialect) {
+  return (req: KeyRequest, res: WithLocals, next: Next): void => {
     const key = extractKey(req, dialect);
-    if (!key || !KEY_FORMAT.test(key)) {
-      next(new AppError('invalid_api_key', key ? 'invalid API key' : 'missing API key'));
+    if (!key) {
+      next(new AppError('invalid_api_key', 'missing API key'));
       return;
     }
-    const resolved = cache.resolve(sha256Hex(key));
-    if (resolved instanceof Promise) {
-      resolved.then(
-        (value) => {
-          res.locals.auth = check(value);
-          next();
-        },
-        (err: unknown) => next(new AppError('service_unavailable', 'API key lookup is unavailable', { cause: err })),
-      ).catch(next);
+    if (!KEY_FORMAT.test(key)) {
+      refuseCounted(failures, req, new AppError('invalid_api_key', 'invalid API key'), next);
       return;
     }
-    try {
-      res.locals.auth = check(resolved);
-      next();
-    } catch (err) {
-      next(err);
+    const keyHash = sha256Hex(key);
+    const cached = cache.cached(keyHash);
+    if (cached !== undefined) {
+      accept(cached, failures, req, res, next);
+      return;
     }
+    failures
+      .admit(req.ip)
+      .then(() =>
+        cache.load(keyHash).catch((err: unknown) => {
+          throw new AppError('service_unavailable', 'API key lookup is unavailable', { cause: err });
+        }),
+      )
+      .then((resolved) => accept(resolved, failures, req, res, next))
+      .catch(next);
   };
 }
 

@@ -44,6 +44,8 @@ export interface UserRecord {
   id: number;
   username: string;
   status: number;
+  /** Whether a key may name a group other than the owner's (admins only, docs/api.md 3.2). */
+  role: number;
   group: string;
 }
 
@@ -70,7 +72,7 @@ function toKeyRecord(row: TokenRow): KeyRecord {
 /** Deleted users are treated as absent: their keys stop working at once. */
 function toUserRecord(row: UserRow): UserRecord | null {
   if (row.deletedAt) return null;
-  return { id: row.id, username: row.username, status: row.status, group: row.group };
+  return { id: row.id, username: row.username, status: row.status, role: row.role, group: row.group };
 }
 
 export interface ResolvedKey {
@@ -92,28 +94,35 @@ export class KeyCache {
 
   constructor(private readonly repository: KeyRepository) {}
 
-  /** The key with this hash and its owner, or null when either does not exist. */
-  resolve(keyHash: string): ResolvedKey | null | Promise<ResolvedKey | null> {
+  /**
+   * What memory says of the key with this hash: it and its owner, null when either does not exist,
+   * or undefined when only the database can tell (then `load` it).
+   */
+  cached(keyHash: string): ResolvedKey | null | undefined {
     const key = this.keys.get(keyHash);
     if (key) {
       const user = this.users.get(key.userId);
-      if (user !== undefined) return user ? { key, user } : null;
-    } else {
-      const until = this.unknownUntil.get(keyHash);
-      if (until !== undefined) {
-        if (until > Date.now()) return null;
-        this.unknownUntil.delete(keyHash);
-      }
+      return user === undefined ? undefined : user ? { key, user } : null;
     }
+    const until = this.unknownUntil.get(keyHash);
+    if (until !== undefined) {
+      if (until > Date.now()) return null;
+      this.unknownUntil.delete(keyHash);
+    }
+    return undefined;
+  }
+
+  /** Reads the key and its owner from the database (one query for any number of concurrent callers). */
+  load(keyHash: string): Promise<ResolvedKey | null> {
     let pending = this.loading.get(keyHash);
     if (!pending) {
-      pending = this.load(keyHash).finally(() => this.loading.delete(keyHash));
+      pending = this.read(keyHash).finally(() => this.loading.delete(keyHash));
       this.loading.set(keyHash, pending);
     }
     return pending;
   }
 
-  private async load(keyHash: string): Promise<ResolvedKey | null> {
+  private async read(keyHash: string): Promise<ResolvedKey | null> {
     const generation = this.generation;
     const row = await this.repository.findTokenByHash(keyHash);
     const current = generation === this.generation;
@@ -153,7 +162,7 @@ export class KeyCache {
     }
   }
 
-  /** A user changed (status, group, deletion): re-read it if cached. */
+  /** A user changed (status, role, group, deletion): re-read it if cached. */
   async invalidateUser(userId: number): Promise<void> {
     this.generation++;
     if (!this.users.has(userId)) return;

@@ -19,6 +19,7 @@ export interface UserRow {
   id: number;
   username: string;
   status: number;
+  role: number;
   group: string;
   deletedAt: Date | null;
 }
@@ -38,7 +39,7 @@ const TOKEN_FIELDS = {
   group: true,
 } as const;
 
-const USER_FIELDS = { id: true, username: true, status: true, group: true, deletedAt: true } as const;
+const USER_FIELDS = { id: true, username: true, status: true, role: true, group: true, deletedAt: true } as const;
 
 export class KeyRepository {
   constructor(private readonly prisma: PrismaClient) {}

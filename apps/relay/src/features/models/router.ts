@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { ProviderDialect } from '@modelgate/schemas';
 import type { ChannelCache } from '../channels/channel-cache';
 import { type AuthContext, authContextOf, authenticate, checkIpAllowed } from '../keys/authenticate';
+import type { KeyFailureLimit } from '../keys/failure-limit';
 import type { KeyCache } from '../keys/key-cache';
 
 /** Fixed like new-api's: model entries have no meaningful creation date of their own. */
@@ -36,10 +37,10 @@ function anthropicModelList(models: string[]) {
 }
 
 /** `GET /v1/models` (docs/api.md 2.2) and Gemini's `GET /v1beta/models`. */
-export function modelsRouter(keys: KeyCache, channels: ChannelCache): Router {
+export function modelsRouter(keys: KeyCache, keyFailures: KeyFailureLimit, channels: ChannelCache): Router {
   const router = Router();
   // The key from `Authorization: Bearer` or Anthropic's `x-api-key`.
-  router.get('/v1/models', authenticate(keys, 'anthropic'), (req, res) => {
+  router.get('/v1/models', authenticate(keys, keyFailures, 'anthropic'), (req, res) => {
     const models = usableModels(channels, authContextOf(res), req.ip);
     if (req.headers['anthropic-version'] !== undefined) {
       res.json(anthropicModelList(models.map(([id]) => id)));
@@ -52,7 +53,7 @@ export function modelsRouter(keys: KeyCache, channels: ChannelCache): Router {
     });
     res.json({ object: 'list', data });
   });
-  router.get('/v1beta/models', authenticate(keys, 'google'), (req, res) => {
+  router.get('/v1beta/models', authenticate(keys, keyFailures, 'google'), (req, res) => {
     const models = usableModels(channels, authContextOf(res), req.ip)
       .filter(([, dialects]) => dialects.has('gemini'))
       .map(([id]) => ({

@@ -17,7 +17,11 @@ export interface StreamDialect {
   onEvent(event: SseEvent): string | null;
   /** True once the upstream said it is done (`[DONE]`); later bytes are ignored. */
   readonly done: boolean;
-  /** Written after the last event of a stream that ended normally. */
+  /**
+   * Written after the last event of a stream that ended normally. Throws StreamEventError when the
+   * upstream ended it without saying the answer was complete: the client then gets `errorTail`, and
+   * the stream is billed as cut.
+   */
   tail(): string;
   /** Written when the upstream fails after the client got its first byte. */
   errorTail(error: AppError): string;
@@ -47,13 +51,15 @@ export function billedUsageOf(
 ): ChatUsage {
   let completionTokens = reported.completionTokens;
   if (completionTokens === undefined || cut) completionTokens = Math.max(completionTokens ?? 0, countDeliveredTokens(delivered()));
-  return {
+  const usage: ChatUsage = {
     promptTokens: reported.promptTokens ?? promptTokens(),
     completionTokens,
     cachedTokens: reported.cachedTokens ?? 0,
     cacheWriteTokens: reported.cacheWriteTokens ?? 0,
     reasoningTokens: reported.reasoningTokens ?? 0,
   };
+  if (reported.serverToolCalls) usage.serverToolCalls = reported.serverToolCalls;
+  return usage;
 }
 
 /** An upstream event that is malformed or reports a failure; its message is masked before a client sees it. */
@@ -154,13 +160,21 @@ export function relayEventStream(
     };
     const complete = () => {
       if (finished) return;
-      finished = true;
       if (result.firstByteMs === null && !dialect.done) {
+        finished = true;
         body.destroy();
         reject(new UpstreamFailure('reset', 'upstream stream ended before its first event'));
         return;
       }
-      write(dialect.tail());
+      let tail: string;
+      try {
+        tail = dialect.tail();
+      } catch (err) {
+        fail(err);
+        return;
+      }
+      finished = true;
+      write(tail);
       res.end();
       // The rest of the body (normally nothing after [DONE]) is drained so the connection is reused.
       resolve(result);

@@ -5,6 +5,7 @@ import type { ChannelRecord } from '../channels/channel-cache';
 import type { UpstreamResponse } from '../upstream/client';
 import type { CallerSignal } from '../upstream/caller-signal';
 import type { ChatUsage } from '../../providers/chat';
+import type { OfferedTool } from '../billing/pricing';
 
 /** What reached the client, and what it is billed for (docs/api.md 2.11: every count the charge uses). */
 export interface Delivery {
@@ -71,4 +72,6 @@ export interface RelayCall extends ChannelCall {
   estimate: Pick<ChatUsage, 'promptTokens' | 'completionTokens'>;
   /** The prompt's tokens as charged when the upstream reports none (tokenized only then). */
   promptTokens(): number;
+  /** The server tools the request offers (docs/api.md 2.14); each needs a ToolPrice. */
+  readonly serverTools?: readonly OfferedTool[];
 }

@@ -1,9 +1,9 @@
 import { AppError } from '@modelgate/errors';
 import { describeError } from '@modelgate/http';
 import type { Logger } from '@modelgate/logger';
-import type { CacheInvalidation, Price } from '@modelgate/schemas';
+import { type CacheInvalidation, type Price, pricedAt, tierOf } from '@modelgate/schemas';
 import type { BalanceMirror, BillingAccount } from '../billing/balances';
-import { chargeFor, priceFor } from '../billing/pricing';
+import { chargeFor, checkToolPrices, priceFor, toolChargesFor } from '../billing/pricing';
 import type { ChannelCache, ChannelPlan, ChannelRecord } from '../channels/channel-cache';
 import type { ChannelRepository } from '../channels/repository';
 import { type AuthContext, checkAllowLists } from '../keys/authenticate';
@@ -68,8 +68,10 @@ export class RelayService {
     const startedAt = Date.now();
     const trace: CallTrace = { requestId: req.requestId, userId: auth.user.id, model: call.model };
     const plan = await this.route(req, auth, call);
-    const price = priceFor(this.deps.options.values, call.model, auth.group);
-    const reserved = chargeFor(price, call.estimate);
+    const options = this.deps.options.values;
+    const price = priceFor(options, call.model, auth.group);
+    // One call of each offered server tool is reserved; the reported calls are charged (docs/api.md 2.14).
+    const reserved = chargeFor(price, call.estimate) + checkToolPrices(options, call.serverTools ?? [], price.groupRatio);
     const account: BillingAccount = { userId: auth.user.id, tokenId: auth.key.id, limitedToken: !auth.key.unlimitedQuota };
     await this.deps.balances.reserve(account, reserved);
 
@@ -136,7 +138,7 @@ export class RelayService {
         series.latency.observe((performance.now() - sentAt) / 1000);
         if (upstream.statusCode < 200 || upstream.statusCode >= 300) {
           series.error(`http_${upstream.statusCode}`);
-          const body = await readBody(upstream, signal).catch(() => EMPTY);
+          const body = await readBody(upstream, signal, this.deps.upstream.maxBodyBytes).catch(() => EMPTY);
           lastError = await this.rejected(channel, upstream.statusCode, body, signal, trace);
           continue;
         }
@@ -223,8 +225,11 @@ export class RelayService {
     delivery: Delivery,
     startedAt: number,
   ): Promise<void> {
-    const { promptTokens, completionTokens, cachedTokens, cacheWriteTokens, reasoningTokens } = delivery.usage;
-    const quota = chargeFor(price, delivery.usage);
+    const { promptTokens, completionTokens, cachedTokens, cacheWriteTokens, reasoningTokens, serverToolCalls } = delivery.usage;
+    const charged = pricedAt(price, promptTokens);
+    const serverTools = toolChargesFor(this.deps.options.values, serverToolCalls, price.groupRatio);
+    let quota = chargeFor(price, delivery.usage);
+    for (const tool in serverTools) quota += serverTools[tool]!.quota;
     const now = Date.now();
     this.sequence += 1;
     await this.deps.balances.settle(account, reserved, {
@@ -248,11 +253,13 @@ export class RelayService {
       requestId: req.requestId,
       createdAt: now,
       group: auth.group,
-      modelRatio: price.modelRatio,
-      completionRatio: price.completionRatio,
+      modelRatio: charged.modelRatio,
+      completionRatio: charged.completionRatio,
       groupRatio: price.groupRatio,
       cacheRatio: price.cacheRatio,
       cacheCreationRatio: price.cacheCreationRatio,
+      tierAbovePromptTokens: tierOf(price, promptTokens)?.above_prompt_tokens,
+      serverTools,
     });
     this.deps.metrics.charged(call.model, quota, promptTokens, completionTokens);
   }

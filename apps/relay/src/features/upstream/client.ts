@@ -66,7 +66,11 @@ export function classifyUpstreamError(err: unknown, signal?: CallerSignal): Upst
 export class UpstreamClient {
   private readonly agent: Agent;
 
-  constructor(private readonly timeouts: UpstreamTimeouts) {
+  constructor(
+    private readonly timeouts: UpstreamTimeouts,
+    /** Largest whole answer read (MAX_UPSTREAM_BODY_MB): a larger one fails without being held. */
+    readonly maxBodyBytes: number,
+  ) {
     this.agent = new Agent({
       connect: { timeout: timeouts.connectMs },
       headersTimeout: timeouts.firstByteMs,
@@ -110,7 +114,7 @@ export class UpstreamClient {
           headersTimeout: this.timeouts.firstByteMs,
           bodyTimeout: this.timeouts.idleMs,
         },
-        new WholeAnswerHandler(request.signal, resolve, reject),
+        new WholeAnswerHandler(request.signal, this.maxBodyBytes, resolve, reject),
       );
     });
   }
@@ -122,16 +126,25 @@ export class UpstreamClient {
 
 const CLIENT_GONE = new Error('client closed the request');
 
-/** Collects one whole answer; aborts the upstream request when the client goes away. */
+function oversizedAnswer(maxBytes: number): UpstreamFailure {
+  return new UpstreamFailure('other', `the upstream answer exceeded ${maxBytes / 1024 / 1024} MB`);
+}
+
+/**
+ * Collects one whole answer; aborts the upstream request when the client goes away, or as soon as
+ * the answer (announced or received) grows past `maxBytes`.
+ */
 class WholeAnswerHandler implements Dispatcher.DispatchHandler {
   private statusCode = 0;
   private readonly chunks: Buffer[] = [];
+  private bytes = 0;
   private controller: Dispatcher.DispatchController | undefined;
   private settled = false;
   private readonly onAbort = () => this.controller?.abort(CLIENT_GONE);
 
   constructor(
     private readonly signal: CallerSignal,
+    private readonly maxBytes: number,
     private readonly resolve: (response: WholeUpstreamResponse) => void,
     private readonly reject: (failure: UpstreamFailure) => void,
   ) {
@@ -143,13 +156,17 @@ class WholeAnswerHandler implements Dispatcher.DispatchHandler {
     if (this.signal.aborted) controller.abort(CLIENT_GONE);
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
     // 1xx answers (100 Continue) come before the real one.
-    if (statusCode >= 200) this.statusCode = statusCode;
+    if (statusCode < 200) return;
+    this.statusCode = statusCode;
+    if (Number(headers['content-length']) > this.maxBytes) this.tooLarge(controller);
   }
 
-  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.chunks.push(chunk);
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.bytes += chunk.length;
+    if (this.bytes > this.maxBytes) this.tooLarge(controller);
+    else this.chunks.push(chunk);
   }
 
   onResponseEnd(): void {
@@ -163,6 +180,14 @@ class WholeAnswerHandler implements Dispatcher.DispatchHandler {
     this.reject(classifyUpstreamError(error, this.signal));
   }
 
+  /** Fails the call at once and stops reading: what came so far is dropped. */
+  private tooLarge(controller: Dispatcher.DispatchController): void {
+    this.chunks.length = 0;
+    if (this.finish()) return;
+    this.reject(oversizedAnswer(this.maxBytes));
+    controller.abort(new Error('the upstream answer is too large'));
+  }
+
   /** True when the outcome was already given. */
   private finish(): boolean {
     if (this.settled) return true;
@@ -172,12 +197,23 @@ class WholeAnswerHandler implements Dispatcher.DispatchHandler {
   }
 }
 
-/** Reads a whole upstream body (for non-streamed answers and error bodies). */
-export async function readBody(response: UpstreamResponse, signal: CallerSignal): Promise<Buffer> {
+/**
+ * Reads a whole upstream body (for non-streamed answers and error bodies). A streamed body longer
+ * than `maxBytes` is an UpstreamFailure, read no further.
+ */
+export async function readBody(response: UpstreamResponse, signal: CallerSignal, maxBytes = Number.POSITIVE_INFINITY): Promise<Buffer> {
   if (Buffer.isBuffer(response.body)) return response.body;
   const chunks: Buffer[] = [];
+  let bytes = 0;
   try {
-    for await (const chunk of response.body) chunks.push(chunk as Buffer);
+    for await (const chunk of response.body) {
+      bytes += (chunk as Buffer).length;
+      if (bytes > maxBytes) {
+        response.body.destroy();
+        throw oversizedAnswer(maxBytes);
+      }
+      chunks.push(chunk as Buffer);
+    }
   } catch (err) {
     throw classifyUpstreamError(err, signal);
   }

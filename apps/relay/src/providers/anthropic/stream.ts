@@ -50,6 +50,11 @@ class AnthropicStreamDecoder implements ChatStreamDecoder {
     return this.finished;
   }
 
+  /** `message_stop` came. */
+  get complete(): boolean {
+    return this.finished;
+  }
+
   decode(event: SseEvent): ChatStreamEvent[] {
     if (event.data === null) return [];
     const data = eventObjectOf(event.data);

@@ -1,6 +1,7 @@
 import { isJsonObject } from '../json';
 import { reportedTokenCount, reportedTokenSum } from '../../features/relay/tokens';
 import type { ChatUsage } from '../chat';
+import { serverToolCallsOf } from './server-tools';
 import type { MessageUsage } from './wire';
 
 /** Anthropic's `usage` (message, `message_start`, `message_delta`): any field may be absent or null. */
@@ -9,6 +10,8 @@ export interface AnthropicUsage {
   output_tokens?: unknown;
   cache_read_input_tokens?: unknown;
   cache_creation_input_tokens?: unknown;
+  /** Server tool calls so far (`web_search_requests` ...), docs/api.md 2.14. */
+  server_tool_use?: unknown;
 }
 
 /**
@@ -17,8 +20,8 @@ export interface AnthropicUsage {
  * message_delta would be charged that placeholder instead of what it delivered (docs/api.md 2.5).
  */
 export const MESSAGE_START_USAGE = ['input_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'] as const;
-/** message_delta's usage: the output so far, and the prompt side again where it is reported. */
-export const MESSAGE_DELTA_USAGE = [...MESSAGE_START_USAGE, 'output_tokens'] as const;
+/** message_delta's usage: the output and the server tool calls so far, and the prompt side again where it is reported. */
+export const MESSAGE_DELTA_USAGE = [...MESSAGE_START_USAGE, 'output_tokens', 'server_tool_use'] as const;
 
 /** A stream's usage fields are cumulative: the latest reported value of each of `fields` is kept. */
 export function mergeReportedUsage(usage: AnthropicUsage, reported: Record<string, unknown>, fields: readonly (keyof AnthropicUsage)[]): void {
@@ -58,7 +61,10 @@ export function chatUsageOf(usage: unknown): ChatUsage | undefined {
   const prompt = promptUsageOf(usage);
   const completionTokens = reportedTokenCount(usage.output_tokens);
   if (!prompt || completionTokens === undefined) return undefined;
-  return { promptTokens: prompt.promptTokens, cachedTokens: prompt.cachedTokens, cacheWriteTokens: prompt.cacheWriteTokens, completionTokens, reasoningTokens: 0 };
+  const chat: ChatUsage = { promptTokens: prompt.promptTokens, cachedTokens: prompt.cachedTokens, cacheWriteTokens: prompt.cacheWriteTokens, completionTokens, reasoningTokens: 0 };
+  const serverToolCalls = serverToolCallsOf(usage);
+  if (serverToolCalls) chat.serverToolCalls = serverToolCalls;
+  return chat;
 }
 
 /** A stream's usage so far: the prompt side once it is known, the output so far once reported. */
@@ -68,6 +74,8 @@ export function partialUsageOf(usage: AnthropicUsage): Partial<ChatUsage> {
   const partial: Partial<ChatUsage> = promptUsageOf(usage) ?? {};
   if (completionTokens !== undefined) partial.completionTokens = completionTokens;
   partial.reasoningTokens = 0;
+  const serverToolCalls = serverToolCallsOf(usage);
+  if (serverToolCalls) partial.serverToolCalls = serverToolCalls;
   return partial;
 }
 

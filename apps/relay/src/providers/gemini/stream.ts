@@ -10,10 +10,12 @@ import { usageOf } from './usage';
 /**
  * `streamGenerateContent?alt=sse`: every event is a partial GenerateContentResponse. Function calls
  * arrive whole, so each becomes one `tool_call` with all its arguments. Gemini ends a stream by
- * closing it (there is no `[DONE]`), so `done` stays false.
+ * closing it (there is no `[DONE]`), so `done` stays false; its answer is complete at the chunk
+ * that carries a finishReason (or says the prompt was blocked).
  */
 export class GeminiStreamDecoder implements ChatStreamDecoder {
   readonly done = false;
+  complete = false;
   private id: string | undefined;
   private calls = 0;
   /** Tool calls so far per choice: the next one's index, and whether the choice ends in tool_calls. */
@@ -35,11 +37,13 @@ export class GeminiStreamDecoder implements ChatStreamDecoder {
     for (const { choice, pieces, finishReason } of candidates) {
       for (const piece of pieces) events.push(this.eventOf(piece, choice, id));
       if (typeof finishReason === 'string') {
+        this.complete = true;
         const calledTool = (this.toolCalls.get(choice) ?? 0) > 0;
         events.push({ type: 'finish', choice, reason: finishReasonOf(finishReason, calledTool) });
       }
     }
     if (candidates.length === 0 && promptBlocked(chunk)) {
+      this.complete = true;
       events.push({ type: 'finish', choice: 0, reason: 'content_filter' });
     }
     const usage = usageOf(chunk.usageMetadata);

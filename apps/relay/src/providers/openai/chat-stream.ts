@@ -18,6 +18,8 @@ function malformedEvent(): StreamEventError {
  */
 export class OpenAIChatStreamDecoder implements ChatStreamDecoder {
   done = false;
+  /** `[DONE]` or a finish_reason came: the answer is whole, even when the connection closes before `[DONE]`. */
+  complete = false;
   private started = false;
   private readonly toolCalls = new Set<string>();
 
@@ -26,6 +28,7 @@ export class OpenAIChatStreamDecoder implements ChatStreamDecoder {
     if (data === null) return [];
     if (data.trim() === '[DONE]') {
       this.done = true;
+      this.complete = true;
       return [];
     }
     let chunk: unknown;
@@ -66,6 +69,7 @@ export class OpenAIChatStreamDecoder implements ChatStreamDecoder {
     if (!Array.isArray(toolCalls)) throw malformedEvent();
     for (const [callPosition, call] of toolCalls.entries()) this.decodeToolCall(call, index, callPosition, events);
     if (typeof choice.finish_reason === 'string') {
+      this.complete = true;
       events.push({ type: 'finish', choice: index, reason: finishReasonFromOpenAI(choice.finish_reason) });
     }
   }

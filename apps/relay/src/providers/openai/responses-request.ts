@@ -25,9 +25,6 @@ function refuseStoredState(body: ResponsesBody): void {
       throw invalid(field, `this model's channel serves Responses without stored state; ${instead}`);
     }
   }
-  if (body.background === true) {
-    throw invalid('background', "this model's channel serves Responses without stored state, so not in the background");
-  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { PrismaClient } from '@modelgate/db';
+import { isDependencyUnavailable } from '@modelgate/errors';
 import { describeError } from '@modelgate/http';
 import type { Logger } from '@modelgate/logger';
 import { createPaymentWebhookWorker, type PaymentWebhookJob, publishCacheInvalidation, type Redis, UnrecoverableError, type Worker } from '@modelgate/queue';
@@ -43,10 +44,13 @@ export function startPaymentWorker(options: PaymentWorkerOptions): Worker<Paymen
         return result;
       } catch (err) {
         if (err instanceof PaymentEventMissingError) throw new UnrecoverableError(err.message);
-        const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+        const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+        // PostgreSQL or Redis down says nothing about the event: even after the last attempt it stays
+        // `received`, and the sweeper queues it again once the outage is over.
+        const final = lastAttempt && !isDependencyUnavailable(err);
         logger.warn({ eventId: data.eventId, attempt: job.attemptsMade + 1, final, error: describeError(err) }, 'payment event attempt failed');
-        // Best effort: when the database itself is down this fails too, the row stays `received`
-        // and the sweeper queues it again later.
+        // Best effort: when the database itself is still down this fails too, and the row stays
+        // `received` all the same.
         await recordAttemptFailure(prisma, data.eventId, lastErrorText(err), final).catch(() => undefined);
         throw err;
       }

@@ -7,23 +7,16 @@ import type { z } from 'zod';
 import { api } from '../../api';
 import { InputField } from '../../components/Field';
 import { ErrorAlert } from '../../components/feedback';
+import { localNextPath } from '../../lib/next-path';
 import { useStatus } from '../../lib/queries';
 import { useSession } from '../../session/session-context';
-
-/** Where to go after signing in: the page that sent the user here, if it is one of ours (`/\\x.com` is another site's). */
-function nextPath(search: URLSearchParams): string {
-  const next = search.get('next');
-  if (!next) return '/';
-  const url = new URL(next, window.location.origin);
-  return url.origin === window.location.origin ? url.pathname + url.search + url.hash : '/';
-}
 
 /** Sign in: username and password, then a TOTP or backup code when two-factor is on. */
 export function SignInPage() {
   const { state, signedIn } = useSession();
   const [search] = useSearchParams();
   const [secondStep, setSecondStep] = useState(false);
-  if (state.status === 'signed-in') return <Navigate to={nextPath(search)} replace />;
+  if (state.status === 'signed-in') return <Navigate to={localNextPath(search.get('next'), window.location.origin)} replace />;
   return (
     <div className="auth-page">
       <section className="auth-card" aria-labelledby="sign-in-title">

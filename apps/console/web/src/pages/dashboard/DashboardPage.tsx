@@ -3,7 +3,7 @@ import { lazy, Suspense } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api } from '../../api';
 import { ErrorAlert, Loading, PageHeader } from '../../components/feedback';
-import { formatInteger, formatQuotaAsUsd } from '../../lib/money';
+import { balanceFigures, formatInteger, formatQuotaAsUsd } from '../../lib/money';
 import { useQuotaPerUnit, useSelf } from '../../lib/queries';
 import { nowSeconds } from '../../lib/time';
 import { StatCard } from './StatCard';
@@ -45,7 +45,7 @@ export function DashboardPage() {
       <ErrorAlert error={self.error} />
       {self.data && (
         <section className="cards stat-cards" aria-label="Account">
-          <StatCard label="Balance" value={formatQuotaAsUsd(self.data.quota, quotaPerUnit)} detail={`${formatInteger(self.data.quota)} quota`} />
+          <StatCard label="Balance" {...balanceFigures(self.data.quota, quotaPerUnit)} />
           <StatCard label="Used" value={formatQuotaAsUsd(self.data.used_quota, quotaPerUnit)} detail={`${formatInteger(self.data.used_quota)} quota`} />
           <StatCard label="Requests" value={formatInteger(self.data.request_count)} detail="since the account was created" />
           {summary && <StatCard label={`Spent in the last ${days} days`} value={formatQuotaAsUsd(summary.quota, quotaPerUnit)} detail={formatCount(summary.requests, 'request')} />}

@@ -10,7 +10,7 @@ import { CopyButton } from '../../components/CopyButton';
 import { InputField } from '../../components/Field';
 import { ErrorAlert, Loading, Notice, PageHeader } from '../../components/feedback';
 import { Pagination } from '../../components/Pagination';
-import { formatInteger, formatQuotaAsUsd, formatUsd } from '../../lib/money';
+import { balanceFigures, formatInteger, formatQuotaAsUsd, formatUsd } from '../../lib/money';
 import { useQuotaPerUnit, useSelf, useStatus } from '../../lib/queries';
 import { formatDateTime } from '../../lib/time';
 import { StatCard } from '../dashboard/StatCard';
@@ -35,7 +35,7 @@ export function WalletPage() {
       <ErrorAlert error={self.error} />
       {self.data && (
         <section className="cards stat-cards" aria-label="Balance">
-          <StatCard label="Balance" value={formatQuotaAsUsd(self.data.quota, quotaPerUnit)} detail={`${formatInteger(self.data.quota)} quota`} />
+          <StatCard label="Balance" {...balanceFigures(self.data.quota, quotaPerUnit)} />
           <StatCard label="Used" value={formatQuotaAsUsd(self.data.used_quota, quotaPerUnit)} detail={`${formatInteger(self.data.used_quota)} quota`} />
         </section>
       )}

@@ -13,15 +13,22 @@ import {
   type ChannelFormOutput,
   channelFormSchema,
   createBodyOf,
+  movesStoredKey,
   updateBodyOf,
 } from './channel-form';
+
+function keyHint(channel: ChannelView | undefined, keyRequired: boolean): string {
+  if (!channel) return 'The upstream account’s API key; stored encrypted.';
+  return keyRequired
+    ? 'Required: the base URL or type changed, and the stored key is only ever sent to the address it was entered for.'
+    : 'Never shown again. Leave empty to keep the stored key.';
+}
 
 /** Create a channel, or edit `channel` (PUT): type-specific fields follow the type select. */
 export function ChannelForm({ channel, onSaved, onCancel }: { channel?: ChannelView; onSaved: (channel: ChannelView) => void; onCancel: () => void }) {
   const queryClient = useQueryClient();
-  const creating = !channel;
   const form = useForm<ChannelFormInput, unknown, ChannelFormOutput>({
-    resolver: zodResolver(channelFormSchema(creating)),
+    resolver: zodResolver(channelFormSchema(channel)),
     defaultValues: channelFormDefaults(channel),
   });
   const [error, setError] = useState<unknown>();
@@ -39,7 +46,9 @@ export function ChannelForm({ channel, onSaved, onCancel }: { channel?: ChannelV
   });
   const { errors, isSubmitting } = form.formState;
   const type = Number(useWatch({ control: form.control, name: 'type' }));
+  const baseUrl = useWatch({ control: form.control, name: 'base_url' });
   const facts = isChannelType(type) ? CHANNEL_TYPES[type] : undefined;
+  const keyRequired = !channel || movesStoredKey(channel, { type, base_url: baseUrl });
   const title = channel ? `Edit channel ${channel.name}` : 'Add a channel';
 
   return (
@@ -63,7 +72,8 @@ export function ChannelForm({ channel, onSaved, onCancel }: { channel?: ChannelV
           label="Key"
           type="password"
           autoComplete="new-password"
-          hint={channel ? 'Never shown again. Leave empty to keep the stored key.' : 'The upstream account’s API key; stored encrypted.'}
+          hint={keyHint(channel, keyRequired)}
+          aria-required={keyRequired}
           error={errors.key?.message}
           {...form.register('key')}
         />

@@ -1,6 +1,6 @@
 import { channelCreateBody, type channelUpdateBody, type ChannelView } from '@modelgate/schemas/api';
 import { z } from 'zod';
-import { CHANNEL_TYPE, CHANNEL_TYPES, type ChannelSettings, type ChannelType, isChannelType } from '@modelgate/schemas/channel-types';
+import { CHANNEL_TYPE, CHANNEL_TYPES, channelAddressChanges, type ChannelSettings, type ChannelType, isChannelType } from '@modelgate/schemas/channel-types';
 import { CHANNEL_STATUS } from '@modelgate/schemas/domain';
 import { indentedJson } from '../../../lib/json';
 
@@ -12,15 +12,31 @@ export type ResponsesMode = (typeof RESPONSES_MODES)[number];
 const keyOrKeep = channelCreateBody.shape.key.or(z.literal(''));
 
 /**
- * The channel form: the create body's fields with their defaults filled in, the key optional on
- * edit, and the type's settings as form fields (sent as `settings`, see `settingsOf`).
+ * Whether saving an edited channel with this type and base URL (as typed) would send its stored key
+ * to another address: then a new key is required (docs/api.md 3.7). Never for a new channel.
  */
-export function channelFormSchema(creating: boolean) {
+export function movesStoredKey(channel: ChannelView | undefined, values: { type: number; base_url: string }): boolean {
+  if (!channel) return false;
+  const typed = channelCreateBody.shape.base_url.safeParse(values.base_url);
+  const baseUrl = typed.success && typed.data !== undefined ? typed.data : values.base_url;
+  return channelAddressChanges({ type: channel.type, baseUrl: channel.base_url }, { type: values.type, baseUrl });
+}
+
+/**
+ * The channel form for a new channel, or for editing `channel`: the create body's fields with their
+ * defaults filled in, the key optional on edit unless the address changes, and the type's settings
+ * as form fields (sent as `settings`, see `settingsOf`).
+ */
+export function channelFormSchema(channel?: ChannelView) {
   return channelCreateBody
     .omit({ status: true, settings: true })
     .required({ base_url: true, groups: true, priority: true, weight: true, model_mapping: true, auto_ban: true })
     .extend({ key: keyOrKeep, responses: z.enum(RESPONSES_MODES) })
-    .refine((values) => !creating || values.key !== '', { path: ['key'], message: 'Enter the upstream API key' });
+    .superRefine((values, ctx) => {
+      if (values.key !== '') return;
+      if (!channel) ctx.addIssue({ code: 'custom', path: ['key'], message: 'Enter the upstream API key' });
+      else if (movesStoredKey(channel, values)) ctx.addIssue({ code: 'custom', path: ['key'], message: 'Enter the key for the new address' });
+    });
 }
 
 type ChannelFormSchema = ReturnType<typeof channelFormSchema>;

@@ -44,6 +44,17 @@ export const OPTION_FIELDS: Record<OptionKey, OptionField> = {
     control: 'ratio-map',
     description: 'Model → cache-write price as a multiple of the input price (when not listed: 1.25 for claude-* models, else 1).',
   },
+  ModelRatioTiers: {
+    section: 'Money and prices',
+    control: 'ratio-map',
+    description:
+      'Model → long-context tiers [{"above_prompt_tokens": 200000, "model_ratio": 3, "completion_ratio": 3.75}]: a call whose prompt exceeds a threshold is priced whole at the highest tier it reaches.',
+  },
+  ToolPrice: {
+    section: 'Money and prices',
+    control: 'ratio-map',
+    description: 'Server tool → USD per call (web_search, googleSearch …), on top of the tokens. A request offering a server tool not listed is refused.',
+  },
   GroupRatio: { section: 'Money and prices', control: 'ratio-map', description: 'User group → multiplier on every price (1 for a group not listed).' },
   RetryTimes: {
     section: 'Relay',
@@ -63,6 +74,12 @@ export const OPTION_FIELDS: Record<OptionKey, OptionField> = {
   StripePriceId: { section: 'Stripe top-ups', control: 'text', description: 'Stripe price (price_…) of one top-up unit (USD 1 of quota).' },
   StripeUnitPrice: { section: 'Stripe top-ups', control: 'decimal', description: 'What one unit costs in the checkout currency, for the amounts shown in top-up history.' },
   StripeMinTopUp: { section: 'Stripe top-ups', control: 'integer', description: 'The smallest top-up, in units (USD).' },
+  ServerAddress: {
+    section: 'Accounts',
+    control: 'text',
+    description:
+      'The address people reach the gateway at (https://gateway.example.com, no trailing slash). Every link the gateway builds starts with it, such as the pages Stripe sends payers back to.',
+  },
 };
 
 /** The keys of a section, in the order of the schema's definitions. */

@@ -20,6 +20,7 @@ import {
   RATIO_OPTION_KEYS,
   ratioMapsOfRows,
   readDraft,
+  tierRowsOf,
   ZERO_INPUT_MESSAGE,
 } from './price-table';
 
@@ -135,8 +136,72 @@ function PriceEditor({ options, onEdit, onSaved }: { options: OptionValues; onEd
           </table>
         </div>
       </form>
+      <LongContextTiers options={options} />
+      <ToolPrices tools={options.ToolPrice} />
       <GroupRatios groups={options.GroupRatio} />
     </>
+  );
+}
+
+function LongContextTiers({ options }: { options: OptionValues }) {
+  const rows = useMemo(() => tierRowsOf(options), [options]);
+  return (
+    <section className="panel" aria-labelledby="tiers-title">
+      <h2 id="tiers-title">Long-context prices (USD per 1M tokens)</h2>
+      <p className="muted">
+        A call whose prompt is longer than a tier's threshold is priced whole at that tier (the highest it reaches), as the providers do. Change
+        them as the ModelRatioTiers option on the <Link to="/admin/options">Options</Link> page.
+      </p>
+      <div className="table-wrap">
+        <table className="admin-table prices-table">
+          <thead>
+            <tr>
+              <th scope="col">Model</th>
+              <th scope="col" className="num">Prompt above (tokens)</th>
+              {PRICE_KINDS.map((kind) => <th key={kind} scope="col" className="num">{PRICE_KIND_LABELS[kind]}</th>)}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr key={`${row.model}-${row.abovePromptTokens}`}>
+                <th scope="row" className="mono">{row.model}</th>
+                <td className="num" data-label="Prompt above (tokens)">{row.abovePromptTokens.toLocaleString('en-US')}</td>
+                {PRICE_KINDS.map((kind) => <td key={kind} className="num" data-label={PRICE_KIND_LABELS[kind]}>{row.prices[kind]}</td>)}
+              </tr>
+            ))}
+            {rows.length === 0 && <tr><td colSpan={PRICE_KINDS.length + 2} className="muted">No tiers: every model has one price whatever the prompt's length.</td></tr>}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function ToolPrices({ tools }: { tools: ReadonlyMap<string, number> }) {
+  const rows = [...tools].sort(([a], [b]) => a.localeCompare(b));
+  return (
+    <section className="panel" aria-labelledby="tool-prices-title">
+      <h2 id="tool-prices-title">Server tool prices</h2>
+      <p className="muted">
+        Tools the provider runs (web search, grounding …) cost this per call the provider reports, on top of the tokens. A request that offers a
+        tool not listed is refused. Change them as the ToolPrice option on the <Link to="/admin/options">Options</Link> page.
+      </p>
+      <div className="table-wrap">
+        <table className="admin-table prices-table">
+          <thead><tr><th scope="col">Tool</th><th scope="col" className="num">USD per call</th><th scope="col" className="num">USD per 1,000 calls</th></tr></thead>
+          <tbody>
+            {rows.map(([tool, usd]) => (
+              <tr key={tool}>
+                <th scope="row" className="mono">{tool}</th>
+                <td className="num" data-label="USD per call">{usd}</td>
+                <td className="num" data-label="USD per 1,000 calls">{Math.round(usd * 1000 * 1e6) / 1e6}</td>
+              </tr>
+            ))}
+            {rows.length === 0 && <tr><td colSpan={3} className="muted">No tool is priced: requests offering server tools are refused.</td></tr>}
+          </tbody>
+        </table>
+      </div>
+    </section>
   );
 }
 

@@ -46,6 +46,25 @@ export function priceRowsOf(options: OptionValues): PriceRow[] {
   return rows.sort((a, b) => a.model.localeCompare(b.model));
 }
 
+/** A long-context tier (docs/api.md 2.11): what a whole call costs once its prompt exceeds `abovePromptTokens`. */
+export interface TierRow extends PriceRow {
+  abovePromptTokens: number;
+}
+
+/** Every tier of ModelRatioTiers, by model then threshold, with the model's cache ratios on top (group ratio 1). */
+export function tierRowsOf(options: OptionValues): TierRow[] {
+  const rows: TierRow[] = [];
+  for (const [model, tiers] of options.ModelRatioTiers) {
+    const price = ratiosOf(options, model, 'default');
+    if (!price) continue;
+    for (const tier of tiers) {
+      const prices = pricesOfRatios({ ...price, modelRatio: tier.model_ratio, completionRatio: tier.completion_ratio });
+      rows.push({ model, abovePromptTokens: tier.above_prompt_tokens, prices });
+    }
+  }
+  return rows.sort((a, b) => a.model.localeCompare(b.model) || a.abovePromptTokens - b.abovePromptTokens);
+}
+
 export function draftOf(row: PriceRow): PriceDraft {
   return { model: row.model, input: String(row.prices.input), cachedInput: String(row.prices.cachedInput), cacheWrite: String(row.prices.cacheWrite), output: String(row.prices.output) };
 }
