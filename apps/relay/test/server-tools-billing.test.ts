@@ -4,7 +4,7 @@
 // priced whole at the tier's ratios.
 import { createChannel, setOption } from '@modelgate/testing';
 import { settledConsumeRow, settledConsumeRows } from './chat-support';
-import { createCustomer, expectLedgerInvariant, harness, relaySuite, resetSuite, upstream } from './harness';
+import { createCustomer, eventually, expectLedgerInvariant, harness, relaySuite, resetSuite, upstream } from './harness';
 
 const CLAUDE = 'claude-sonnet-4-5';
 const GPT = 'gpt-5';
@@ -92,6 +92,36 @@ describe('server tool calls are charged at ToolPrice', () => {
     expect(status).toBe(200);
     expect(text).toContain('groundingMetadata');
     await expectToolCharge(userId, 'googleSearch', 1, GROUNDING_USD);
+  });
+});
+
+describe('a stream its client leaves after a search and before any text', () => {
+  it('is charged the search the provider ran (and the prompt), never released as free', async () => {
+    upstream.setMode('slowDrip', { serverToolCalls: 1, chunkDelayMs: 300 });
+    const { userId, key } = await createCustomer(harness.prisma, { quota: START_QUOTA });
+    const controller = new AbortController();
+    const response = await fetch(`${harness.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(key) },
+      body: JSON.stringify({ model: GPT, stream: true, tools: [{ type: 'web_search' }], input: 'what happened today' }),
+      signal: controller.signal,
+    });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let received = '';
+    while (!received.includes('"web_search_call"')) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error('the stream ended before its web_search_call');
+      received += decoder.decode(value, { stream: true });
+    }
+    expect(received).not.toContain('response.output_text.delta');
+    controller.abort();
+    await reader.cancel().catch(() => undefined);
+
+    const row = await eventually(() => settledConsumeRow(harness));
+    expect(row.completionTokens).toBe(0);
+    await expectToolCharge(userId, 'web_search', 1, WEB_SEARCH_USD);
   });
 });
 

@@ -55,10 +55,16 @@ export class ChatCompletionCall implements RelayCall {
     return this.translation.deliverStream(upstream, context, encoder);
   }
 
-  /** An OpenAI answer; a search model's answer to a request with `web_search_options` searched once (docs/api.md 2.14). */
+  /**
+   * An OpenAI answer; a search model's answer to a request with `web_search_options` searched once
+   * (docs/api.md 2.14), before its first token: charged even when the client left before any text.
+   */
   private async deliverPassed(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {
     const delivery = await this.pass.deliver(upstream, context);
-    if (this.serverTools.length > 0) delivery.usage.serverToolCalls = { [CHAT_WEB_SEARCH_TOOL]: 1 };
+    if (this.serverTools.length > 0) {
+      delivery.usage.serverToolCalls = { [CHAT_WEB_SEARCH_TOOL]: 1 };
+      delivery.billable = true;
+    }
     return delivery;
   }
 }

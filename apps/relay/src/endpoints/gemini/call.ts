@@ -1,6 +1,6 @@
 import { type AppError, toGoogle } from '@modelgate/errors';
 import type { ChannelRecord } from '../../features/channels/channel-cache';
-import { eventObjectOf, relayEventStream, reportedStreamError, type StreamDialect } from '../../features/relay/event-stream';
+import { eventObjectOf, isBillable, relayEventStream, reportedStreamError, type StreamDialect } from '../../features/relay/event-stream';
 import type { ChatUsage } from '../../providers/chat';
 import { type OfferedTool, withServerToolCalls } from '../../features/billing/pricing';
 import type { Delivery, DeliveryContext, RelayCall } from '../../features/relay/relay-call';
@@ -108,7 +108,7 @@ export class GeminiCall implements RelayCall {
     return {
       usage,
       firstByteMs: result.firstByteMs,
-      billable: !cut || usage.completionTokens > 0,
+      billable: isBillable(cut, usage),
       streamFailure: result.failure,
     };
   }

@@ -93,12 +93,49 @@ function refuseCounted(failures: KeyFailureLimit, req: KeyRequest, err: unknown,
   failures.count(req.ip).then(() => next(err), next);
 }
 
-function accept(resolved: ResolvedKey | null, failures: KeyFailureLimit, req: KeyRequest, res: WithLocals, next: Next): void {
+/**
+ * Database lookups of keys not in memory, by key hash: the requests that present one key at once
+ * share one admission (one count, see KeyFailureLimit.admit) and one lookup.
+ */
+const lookupsInFlight = new WeakMap<KeyCache, Map<string, Promise<ResolvedKey | null>>>();
+
+/**
+ * Looks a key up in the database once the address is admitted. The lookup counts as a failure
+ * before it starts, so concurrent guesses from one address cannot run more lookups than the limit;
+ * the point is given back when the key is good or the lookup could not run.
+ */
+function lookUp(cache: KeyCache, failures: KeyFailureLimit, keyHash: string, ip: string | undefined): Promise<ResolvedKey | null> {
+  let inFlight = lookupsInFlight.get(cache);
+  if (!inFlight) lookupsInFlight.set(cache, (inFlight = new Map()));
+  let lookup = inFlight.get(keyHash);
+  if (!lookup) {
+    lookup = failures
+      .admit(ip)
+      .then((admitted) =>
+        cache.load(keyHash).then(
+          (resolved) => {
+            if (admitted && !isGuess(resolved)) failures.refund(ip);
+            return resolved;
+          },
+          (err: unknown) => {
+            if (admitted) failures.refund(ip);
+            throw new AppError('service_unavailable', 'API key lookup is unavailable', { cause: err });
+          },
+        ),
+      )
+      .finally(() => inFlight.delete(keyHash));
+    inFlight.set(keyHash, lookup);
+  }
+  return lookup;
+}
+
+/** `counted`: the failure, if it is one, was already counted (a database lookup's admission). */
+function accept(resolved: ResolvedKey | null, failures: KeyFailureLimit, req: KeyRequest, res: WithLocals, next: Next, counted = false): void {
   let auth: AuthContext;
   try {
     auth = check(resolved);
   } catch (err) {
-    if (isGuess(resolved)) refuseCounted(failures, req, err, next);
+    if (isGuess(resolved) && !counted) refuseCounted(failures, req, err, next);
     else next(err);
     return;
   }
@@ -129,15 +166,7 @@ export function authenticate(cache: KeyCache, failures: KeyFailureLimit, dialect
       accept(cached, failures, req, res, next);
       return;
     }
-    failures
-      .admit(req.ip)
-      .then(() =>
-        cache.load(keyHash).catch((err: unknown) => {
-          throw new AppError('service_unavailable', 'API key lookup is unavailable', { cause: err });
-        }),
-      )
-      .then((resolved) => accept(resolved, failures, req, res, next))
-      .catch(next);
+    lookUp(cache, failures, keyHash, req.ip).then((resolved) => accept(resolved, failures, req, res, next, true), next);
   };
 }
 

@@ -26,17 +26,27 @@ export class KeyFailureLimit {
     this.limiter = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}rl:key-failures`, points: perMinute, duration: 60 });
   }
 
-  /** Before a database lookup of a key: 429 when the address is already past its limit. */
-  async admit(ip: string | undefined): Promise<void> {
+  /**
+   * Before a database lookup of a key: counts it as a failure up front, so that concurrent lookups
+   * from one address can never outnumber the limit; 429 when the address is past it. Resolves true
+   * when a point was taken (give it back with `refund` if the key turns out good), false when Redis
+   * could not count.
+   */
+  async admit(ip: string | undefined): Promise<boolean> {
     const address = addressLimitKey(ip);
     this.throwIfBlocked(address);
-    let counted: RateLimiterRes | null;
     try {
-      counted = await this.limiter.get(address);
-    } catch {
-      return;
+      await this.limiter.consume(address);
+      return true;
+    } catch (err) {
+      if (err instanceof RateLimiterRes) throw this.block(address, err.msBeforeNext);
+      return false;
     }
-    if (counted && counted.consumedPoints >= this.perMinute) throw this.block(address, counted.msBeforeNext);
+  }
+
+  /** Gives back the point `admit` took for a lookup that found a good key. */
+  refund(ip: string | undefined): void {
+    this.limiter.reward(addressLimitKey(ip), 1).catch(() => undefined);
   }
 
   /**

@@ -235,9 +235,17 @@ export function relayEventStream(
 }
 
 /**
- * Relays a stream and tells what it delivered (docs/api.md 2.5): a cut stream is charged for what
- * was generated, one that generated nothing costs nothing.
+ * Whether a delivery is charged (docs/api.md 2.5, 2.14): a cut stream is charged for what was
+ * generated and for the server tools the provider ran for it (billed to us even when the client left
+ * before any text); one that did neither costs nothing.
  */
+export function isBillable(cut: boolean, usage: ChatUsage, sawUsage = false): boolean {
+  if (!cut || sawUsage || usage.completionTokens > 0) return true;
+  for (const tool in usage.serverToolCalls) if (usage.serverToolCalls[tool]! > 0) return true;
+  return false;
+}
+
+/** Relays a stream and tells what it delivered, and whether it is charged (`isBillable`). */
 export async function deliverEventStream(upstream: UpstreamResponse, context: DeliveryContext, dialect: BilledStreamDialect): Promise<Delivery> {
   const result = await relayEventStream(upstream, context, dialect);
   const cut = result.clientAborted || result.failure !== undefined;
@@ -245,7 +253,7 @@ export async function deliverEventStream(upstream: UpstreamResponse, context: De
   return {
     usage,
     firstByteMs: result.firstByteMs,
-    billable: !cut || dialect.sawUsage || usage.completionTokens > 0,
+    billable: isBillable(cut, usage, dialect.sawUsage),
     streamFailure: result.failure,
   };
 }
