@@ -155,6 +155,24 @@ describe('boot', () => {
     }
   });
 
+  it('warns at start while Stripe is configured and ServerAddress is still a local address', async () => {
+    const local = createTestAccount({ STRIPE_API_SECRET: 'sk_test_env', ROOT_PASSWORD: 'root-password-1' });
+    try {
+      await bootstrapAccount(local.deps);
+      expect(local.logLines.filter((line) => line.includes('ServerAddress is a local address'))).toHaveLength(1);
+    } finally {
+      await local.close();
+    }
+    await setOption(prisma, 'ServerAddress', 'https://gateway.example.com');
+    const configured = createTestAccount({ STRIPE_API_SECRET: 'sk_test_env', ROOT_PASSWORD: 'root-password-1' });
+    try {
+      await bootstrapAccount(configured.deps);
+      expect(configured.logLines.join('\n')).not.toContain('ServerAddress is a local address');
+    } finally {
+      await configured.close();
+    }
+  });
+
   it('creates the root user with ROOT_PASSWORD once', async () => {
     const booted = createTestAccount({ ROOT_USERNAME: 'boss', ROOT_PASSWORD: 'root-password-1' });
     try {
