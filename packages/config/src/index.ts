@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { parseIpAllowList, parsePublicAddress } from '@modelgate/schemas';
+import { parseIpAllowList, publicAddressText } from '@modelgate/schemas';
 import { z } from 'zod';
 
 /** Raised when the environment does not satisfy a service's schema; lists every problem at once. */
@@ -168,17 +168,7 @@ export function requiredInProduction(...names: SecretName[]) {
  */
 export const publicAddressEnvShape = {
   EDGE_PORT: env.port(3000),
-  PUBLIC_URL: z
-    .string()
-    .transform((text, ctx) => {
-      try {
-        return parsePublicAddress(text);
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: (err as Error).message });
-        return z.NEVER;
-      }
-    })
-    .optional(),
+  PUBLIC_URL: publicAddressText.optional(),
 };
 
 export function publicUrlOf(data: { EDGE_PORT: number; PUBLIC_URL?: string | undefined }): string {

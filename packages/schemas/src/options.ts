@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isReservedName, RESERVED_NAME_MESSAGE } from './names';
-import { parsePublicAddress } from './public-address';
+import { publicAddressText } from './public-address';
 
 /**
  * Runtime options (docs/api.md 3.4): stored as text in the `options` table, written by the account
@@ -46,16 +46,6 @@ const booleanOption = z.unknown().transform((value, ctx) => {
 });
 
 const stringOption = z.string({ error: 'must be a string' });
-
-/** ServerAddress (docs/api.md 3.7): stored as the parser prints it, so `HTTPS://Example.com` reads back as `https://example.com`. */
-const publicAddressOption = z.string({ error: 'must be a string' }).transform((text, ctx) => {
-  try {
-    return parsePublicAddress(text);
-  } catch (err) {
-    ctx.addIssue({ code: 'custom', message: (err as Error).message });
-    return z.NEVER;
-  }
-});
 
 /** A map option's object, from its JSON text or the object itself; undefined (issue added) otherwise. */
 function jsonObjectOf(value: unknown, ctx: z.RefinementCtx, shape: string): object | undefined {
@@ -341,7 +331,8 @@ export const OPTION_DEFINITIONS = {
   StripeUnitPrice: { schema: decimalOption, default: '1', secret: false },
   StripeMinTopUp: { schema: positiveInt, default: '1', secret: false },
   // Seeded from PUBLIC_URL on first start; this default only stands in for a missing or corrupt row.
-  ServerAddress: { schema: publicAddressOption, default: 'http://127.0.0.1:3000', secret: false },
+  // Stored as the parser prints it, so `HTTPS://Example.com` reads back as `https://example.com`.
+  ServerAddress: { schema: publicAddressText, default: 'http://127.0.0.1:3000', secret: false },
 } as const;
 
 export type OptionKey = keyof typeof OPTION_DEFINITIONS;

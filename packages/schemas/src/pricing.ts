@@ -48,10 +48,14 @@ export function tierOf(price: Price, promptTokens: number): ModelRatioTier | und
   return reached;
 }
 
+/** The price with a tier's ratios in place of the base ones (the cache and group ratios stay). */
+export function priceAtTier(price: Price, tier: ModelRatioTier | undefined): Price {
+  return tier ? { ...price, modelRatio: tier.model_ratio, completionRatio: tier.completion_ratio } : price;
+}
+
 /** The ratios a call with `promptTokens` prompt tokens is charged with: its tier's, if it reaches one. */
 export function pricedAt(price: Price, promptTokens: number): Price {
-  const tier = tierOf(price, promptTokens);
-  return tier ? { ...price, modelRatio: tier.model_ratio, completionRatio: tier.completion_ratio } : price;
+  return priceAtTier(price, tierOf(price, promptTokens));
 }
 
 /** docs/api.md 2.5: a group missing from GroupRatio counts as 1. */

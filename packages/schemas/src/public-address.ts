@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * The gateway's public address (docs/api.md 3.7): the root option `ServerAddress` and the services'
  * `PUBLIC_URL`. Every link the gateway builds for a browser starts with it, so it is an absolute
@@ -18,6 +20,16 @@ export function parsePublicAddress(text: string): string {
   if (text.endsWith('/')) throw new Error('must not end with a slash');
   return url.pathname === '/' ? url.origin : `${url.origin}${url.pathname}`;
 }
+
+/** A public address as text, stored as `parsePublicAddress` prints it (option and environment alike). */
+export const publicAddressText = z.string({ error: 'must be a string' }).transform((text, ctx) => {
+  try {
+    return parsePublicAddress(text);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message });
+    return z.NEVER;
+  }
+});
 
 /** Whether browsers reach the gateway over TLS at this address (Secure cookies, HSTS). */
 export function isHttpsAddress(address: string): boolean {

@@ -1,4 +1,4 @@
-import { groupRatioOf, type ModelPriceView, type PricingView, ratiosOf, readOptions, type UsdPer1M, usdPer1M } from '@modelgate/schemas';
+import { groupRatioOf, type ModelPriceView, priceAtTier, type PricingView, ratiosOf, readOptions, type UsdPer1M, usdPer1M } from '@modelgate/schemas';
 import type { AccountDeps } from '../../deps';
 
 function usdFields(usd: UsdPer1M) {
@@ -21,7 +21,7 @@ export async function getPricing(deps: AccountDeps, group: string): Promise<Pric
       ...usdFields(usdPer1M(price)),
       tiers: (price.tiers ?? []).map((tier) => ({
         above_prompt_tokens: tier.above_prompt_tokens,
-        ...usdFields(usdPer1M({ ...price, modelRatio: tier.model_ratio, completionRatio: tier.completion_ratio })),
+        ...usdFields(usdPer1M(priceAtTier(price, tier))),
       })),
     });
   }

@@ -94,39 +94,29 @@ function refuseCounted(failures: KeyFailureLimit, req: KeyRequest, err: unknown,
 }
 
 /**
- * Database lookups of keys not in memory, by key hash: the requests that present one key at once
- * share one admission (one count, see KeyFailureLimit.admit) and one lookup.
- */
-const lookupsInFlight = new WeakMap<KeyCache, Map<string, Promise<ResolvedKey | null>>>();
-
-/**
- * Looks a key up in the database once the address is admitted. The lookup counts as a failure
- * before it starts, so concurrent guesses from one address cannot run more lookups than the limit;
- * the point is given back when the key is good or the lookup could not run.
+ * Looks a key not in memory up in the database once the address is admitted. The lookup counts as
+ * a failure before it starts, so concurrent guesses from one address cannot run more lookups than
+ * the limit; requests presenting the same key at once share one admission and one lookup. The point
+ * is given back when the key is good or the lookup could not run.
  */
 function lookUp(cache: KeyCache, failures: KeyFailureLimit, keyHash: string, ip: string | undefined): Promise<ResolvedKey | null> {
-  let inFlight = lookupsInFlight.get(cache);
-  if (!inFlight) lookupsInFlight.set(cache, (inFlight = new Map()));
-  let lookup = inFlight.get(keyHash);
-  if (!lookup) {
-    lookup = failures
-      .admit(ip)
-      .then((admitted) =>
-        cache.load(keyHash).then(
-          (resolved) => {
-            if (admitted && !isGuess(resolved)) failures.refund(ip);
-            return resolved;
-          },
-          (err: unknown) => {
-            if (admitted) failures.refund(ip);
-            throw new AppError('service_unavailable', 'API key lookup is unavailable', { cause: err });
-          },
-        ),
-      )
-      .finally(() => inFlight.delete(keyHash));
-    inFlight.set(keyHash, lookup);
-  }
-  return lookup;
+  // Set only for the request whose admission the lookup waited for (the others' never runs).
+  let admitted = false;
+  return cache
+    .load(keyHash, async () => {
+      admitted = await failures.admit(ip);
+    })
+    .then(
+      (resolved) => {
+        if (admitted && !isGuess(resolved)) failures.refund(ip);
+        return resolved;
+      },
+      (err: unknown) => {
+        if (err instanceof AppError) throw err;
+        if (admitted) failures.refund(ip);
+        throw new AppError('service_unavailable', 'API key lookup is unavailable', { cause: err });
+      },
+    );
 }
 
 /** `counted`: the failure, if it is one, was already counted (a database lookup's admission). */

@@ -112,11 +112,16 @@ export class KeyCache {
     return undefined;
   }
 
-  /** Reads the key and its owner from the database (one query for any number of concurrent callers). */
-  load(keyHash: string): Promise<ResolvedKey | null> {
+  /**
+   * Reads the key and its owner from the database: one query for any number of concurrent callers,
+   * preceded by the first caller's `beforeRead` (the others share its outcome, a refusal included).
+   */
+  load(keyHash: string, beforeRead: () => Promise<void>): Promise<ResolvedKey | null> {
     let pending = this.loading.get(keyHash);
     if (!pending) {
-      pending = this.read(keyHash).finally(() => this.loading.delete(keyHash));
+      pending = beforeRead()
+        .then(() => this.read(keyHash))
+        .finally(() => this.loading.delete(keyHash));
       this.loading.set(keyHash, pending);
     }
     return pending;

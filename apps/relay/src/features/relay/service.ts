@@ -1,7 +1,7 @@
 import { AppError } from '@modelgate/errors';
 import { describeError } from '@modelgate/http';
 import type { Logger } from '@modelgate/logger';
-import { type CacheInvalidation, type Price, pricedAt, tierOf } from '@modelgate/schemas';
+import { type CacheInvalidation, type Price, priceAtTier, tierOf } from '@modelgate/schemas';
 import type { BalanceMirror, BillingAccount } from '../billing/balances';
 import { chargeFor, checkToolPrices, priceFor, toolChargesFor } from '../billing/pricing';
 import type { ChannelCache, ChannelPlan, ChannelRecord } from '../channels/channel-cache';
@@ -226,7 +226,8 @@ export class RelayService {
     startedAt: number,
   ): Promise<void> {
     const { promptTokens, completionTokens, cachedTokens, cacheWriteTokens, reasoningTokens, serverToolCalls } = delivery.usage;
-    const charged = pricedAt(price, promptTokens);
+    const tier = tierOf(price, promptTokens);
+    const charged = priceAtTier(price, tier);
     const serverTools = toolChargesFor(this.deps.options.values, serverToolCalls, price.groupRatio);
     let quota = chargeFor(price, delivery.usage);
     for (const tool in serverTools) quota += serverTools[tool]!.quota;
@@ -258,7 +259,7 @@ export class RelayService {
       groupRatio: price.groupRatio,
       cacheRatio: price.cacheRatio,
       cacheCreationRatio: price.cacheCreationRatio,
-      tierAbovePromptTokens: tierOf(price, promptTokens)?.above_prompt_tokens,
+      tierAbovePromptTokens: tier?.above_prompt_tokens,
       serverTools,
     });
     this.deps.metrics.charged(call.model, quota, promptTokens, completionTokens);

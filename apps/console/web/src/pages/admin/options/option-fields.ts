@@ -12,7 +12,7 @@ export type OptionControl =
   | 'decimal'
   | 'boolean'
   | 'text'
-  /** A JSON object of name -> number, edited as JSON text. */
+  /** A JSON object (name -> number, or ModelRatioTiers' model -> tiers), edited as JSON text. */
   | 'ratio-map'
   /** Write-only: GET /api/option leaves it out, so it is never shown back. */
   | 'secret';

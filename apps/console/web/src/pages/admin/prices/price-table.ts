@@ -1,5 +1,5 @@
 import { modelNameSchema } from '@modelgate/schemas/api';
-import { ratiosFromUsdPer1M, ratiosOf } from '@modelgate/schemas/pricing';
+import { priceAtTier, ratiosFromUsdPer1M, ratiosOf } from '@modelgate/schemas/pricing';
 import { type ModelRatios, pricesOfRatios, type UsdPer1M } from '../../../lib/prices';
 import type { OptionValues } from '@modelgate/schemas/options';
 
@@ -58,7 +58,7 @@ export function tierRowsOf(options: OptionValues): TierRow[] {
     const price = ratiosOf(options, model, 'default');
     if (!price) continue;
     for (const tier of tiers) {
-      const prices = pricesOfRatios({ ...price, modelRatio: tier.model_ratio, completionRatio: tier.completion_ratio });
+      const prices = pricesOfRatios(priceAtTier(price, tier));
       rows.push({ model, abovePromptTokens: tier.above_prompt_tokens, prices });
     }
   }
