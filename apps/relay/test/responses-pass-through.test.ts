@@ -3,7 +3,7 @@
 // (`error`, `response.failed`) turned into the relay's own `response.failed`.
 import { AppError } from '@modelgate/errors';
 import { StreamEventError } from '../src/features/relay/event-stream';
-import type { SseEvent } from '../src/features/upstream/sse';
+import type { SseEvent } from '../src/core/provider';
 import { ResponsesPassThrough, ResponsesPassThroughStream, usageFromResponses } from '../src/endpoints/responses/native';
 import type { ResponsesBody } from '../src/endpoints/responses/request';
 import { thrownBy } from './thrown';

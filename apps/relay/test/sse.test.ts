@@ -1,5 +1,6 @@
 import { UpstreamFailure } from '../src/features/upstream/client';
-import { MAX_EVENT_BYTES, type SseEvent, SseParser } from '../src/features/upstream/sse';
+import type { SseEvent } from '../src/core/provider';
+import { MAX_EVENT_BYTES, SseParser } from '../src/features/upstream/sse';
 
 /** Every event of `bytes` pushed in the given chunks, then the end of the stream. */
 function parseChunks(chunks: Buffer[]): SseEvent[] {

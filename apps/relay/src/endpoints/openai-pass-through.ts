@@ -1,24 +1,19 @@
 import { type AppError, toOpenAI } from '@modelgate/errors';
-import { CHANNEL_TYPES } from '@modelgate/schemas';
-import type { ChannelRecord } from '../features/channels/channel-cache';
 import { type BilledStreamDialect, deliverEventStream, eventObjectOf, reportedStreamError } from '../features/relay/event-stream';
 import type { Delivery, DeliveryContext } from '../features/relay/relay-call';
 import { countDeliveredTokens } from '../features/relay/tokens';
 import { answerObjectOf, readBody, type UpstreamResponse } from '../features/upstream/client';
-import type { SseEvent } from '../features/upstream/sse';
-import type { ChatUsage } from '../providers/chat';
+import type { SseEvent } from '../core/provider';
+import type { ChatUsage } from '../core/chat';
 import { chargedUsageOf, completeUsage, type CompletionUsage } from '../providers/openai/usage';
-import type { UpstreamCall } from '../providers/provider';
-import { nowSeconds } from '../providers/time';
-import { jsonPost } from '../providers/upstream-call';
+import { nowSeconds } from '../core/time';
+import { ClientBody } from './client-body';
 
 /**
  * What sets one OpenAI surface apart in a pass-through: completions and chat completions differ
  * only in where their text is and what their objects are called.
  */
 export interface OpenAISurface {
-  /** The upstream path, after the channel's prefix. */
-  path: string;
   /** `object` of a usage chunk the relay has to make up (`text_completion`, `chat.completion.chunk`). */
   chunkObject: string;
   /** Prefix of a made-up chunk id. */
@@ -35,35 +30,7 @@ type PassedBody = Record<string, unknown> & {
 };
 
 /**
- * The client's bytes as they are when nothing must change; otherwise one re-serialisation with the
- * mapped model and, for streams, `stream_options.include_usage` (so the charge is exact).
- */
-export class PassThroughBody {
-  private readonly bodies = new Map<string, string>();
-
-  constructor(
-    private readonly raw: Buffer,
-    private readonly body: Record<string, unknown> & { model: string; stream_options?: unknown },
-    private readonly stream: boolean,
-    private readonly clientWantsUsage: boolean,
-  ) {}
-
-  for(upstreamModel: string): Buffer | string {
-    const needsUsage = this.stream && !this.clientWantsUsage;
-    if (upstreamModel === this.body.model && !needsUsage) return this.raw;
-    let body = this.bodies.get(upstreamModel);
-    if (body === undefined) {
-      const copy: Record<string, unknown> = { ...this.body, model: upstreamModel };
-      if (this.stream) copy.stream_options = { ...(this.body.stream_options as object | undefined), include_usage: true };
-      body = JSON.stringify(copy);
-      this.bodies.set(upstreamModel, body);
-    }
-    return body;
-  }
-}
-
-/**
- * One OpenAI-dialect call served by an OpenAI-compatible channel: passed through untouched
+ * One OpenAI-dialect call served by a channel that speaks it: passed through untouched
  * (docs/api.md 2.6) apart from `model` and `usage`.
  */
 export class OpenAIPassThrough {
@@ -71,7 +38,7 @@ export class OpenAIPassThrough {
   readonly model: string;
   readonly stream: boolean;
   readonly clientWantsUsage: boolean;
-  private readonly body: PassThroughBody;
+  readonly body: ClientBody;
 
   constructor(
     readonly surface: OpenAISurface,
@@ -84,11 +51,7 @@ export class OpenAIPassThrough {
     this.model = body.model;
     this.stream = body.stream === true;
     this.clientWantsUsage = body.stream_options?.include_usage === true;
-    this.body = new PassThroughBody(raw, body, this.stream, this.clientWantsUsage);
-  }
-
-  upstreamRequest(channel: ChannelRecord, upstreamModel: string): UpstreamCall {
-    return jsonPost(CHANNEL_TYPES[channel.type], channel, this.surface.path, this.body.for(upstreamModel));
+    this.body = new ClientBody(raw, body, this.stream, { addStreamUsage: !this.clientWantsUsage });
   }
 
   deliver(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {

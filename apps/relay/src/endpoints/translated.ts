@@ -4,10 +4,9 @@ import { type BilledStreamDialect, billedUsageOf, deliverEventStream, StreamEven
 import type { Delivery, DeliveryContext } from '../features/relay/relay-call';
 import { countDeliveredTokens } from '../features/relay/tokens';
 import { answerObjectOf, readBody, type UpstreamResponse } from '../features/upstream/client';
-import type { SseEvent } from '../features/upstream/sse';
-import type { ChatRequest, ChatResponse, ChatStreamEvent, ChatUsage, ContentPart } from '../providers/chat';
-import type { ChatStreamDecoder, Provider, UpstreamCall } from '../providers/provider';
-import { providerFor } from '../providers/registry';
+import type { SseEvent } from '../core/provider';
+import type { ChatRequest, ChatResponse, ChatStreamEvent, ChatUsage, ContentPart } from '../core/chat';
+import type { ChatStreamDecoder, ChatWire, Provider, UpstreamCall } from '../core/provider';
 
 /** Writes internal stream events in a client's dialect, each at once (nothing held back). */
 export interface ChatStreamEncoder {
@@ -43,11 +42,11 @@ const NO_CACHE = { cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
 async function deliverTranslatedWhole(
   upstream: UpstreamResponse,
   { res, signal, startedAt }: DeliveryContext,
-  provider: Provider,
+  wire: ChatWire,
   encode: (response: ChatResponse, usage: ChatUsage) => unknown,
   promptTokens: () => number,
 ): Promise<Delivery> {
-  const response = provider.chatResponse(answerObjectOf(await readBody(upstream, signal)));
+  const response = wire.response(answerObjectOf(await readBody(upstream, signal)));
   const usage = response.usage ?? {
     ...NO_CACHE,
     promptTokens: promptTokens(),
@@ -104,6 +103,10 @@ class TranslatedChatStream implements BilledStreamDialect {
   }
 }
 
+function wireOf({ provider, channel, upstreamModel }: DeliveryContext): ChatWire {
+  return provider.chat(channel, upstreamModel);
+}
+
 /**
  * The translated side of a surface (docs/api.md 2.6): the client's request converted into the
  * internal form once, on the first attempt on a channel of another dialect; each such channel's
@@ -118,18 +121,18 @@ export class ChatTranslation {
     private readonly promptTokens: () => number,
   ) {}
 
-  upstreamRequest(channel: ChannelRecord, upstreamModel: string): UpstreamCall {
+  upstreamRequest(channel: ChannelRecord, upstreamModel: string, provider: Provider): UpstreamCall {
     this.internal ??= this.toInternal();
-    return providerFor(channel).chatRequest(channel, upstreamModel, this.internal);
+    return provider.chat(channel, upstreamModel).request(this.internal);
   }
 
   /** A whole answer, written for the client by `encode`. */
   deliverWhole(upstream: UpstreamResponse, context: DeliveryContext, encode: (response: ChatResponse, usage: ChatUsage) => unknown): Promise<Delivery> {
-    return deliverTranslatedWhole(upstream, context, providerFor(context.channel), encode, this.promptTokens);
+    return deliverTranslatedWhole(upstream, context, wireOf(context), encode, this.promptTokens);
   }
 
   /** A stream, each event written for the client by `encoder` as it arrives. */
   deliverStream(upstream: UpstreamResponse, context: DeliveryContext, encoder: ChatStreamEncoder): Promise<Delivery> {
-    return deliverEventStream(upstream, context, new TranslatedChatStream(providerFor(context.channel).chatStream(), encoder, this.promptTokens));
+    return deliverEventStream(upstream, context, new TranslatedChatStream(wireOf(context).stream(), encoder, this.promptTokens));
   }
 }

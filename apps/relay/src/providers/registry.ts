@@ -1,19 +1,21 @@
-import { CHANNEL_TYPE, type ChannelType } from '@modelgate/schemas';
+import type { ChannelType } from '@modelgate/schemas';
+import { CHANNEL_TYPE } from '@modelgate/schemas';
+import type { Provider } from '../core/provider';
 import { anthropicProvider } from './anthropic';
 import { geminiProvider } from './gemini';
 import { openaiProvider } from './openai';
-import type { Provider } from './provider';
 
 /**
  * Channel type -> its provider. Adding a provider is its facts in @modelgate/schemas
- * (channel-types.ts), one folder under src/providers and one line here.
+ * (channel-types.ts), one folder under src/providers and one line here. A type this relay has no
+ * provider for (an account service newer than the relay, mid-upgrade) is not routed to.
  */
-const PROVIDERS: Readonly<Record<ChannelType, Provider>> = {
+const PROVIDERS: Readonly<Partial<Record<ChannelType, Provider>>> = {
   [CHANNEL_TYPE.openai]: openaiProvider,
   [CHANNEL_TYPE.anthropic]: anthropicProvider,
   [CHANNEL_TYPE.gemini]: geminiProvider,
 };
 
-export function providerFor(channel: { type: ChannelType }): Provider {
-  return PROVIDERS[channel.type];
+export function providerFor(type: ChannelType): Provider | undefined {
+  return PROVIDERS[type];
 }

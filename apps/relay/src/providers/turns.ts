@@ -1,4 +1,4 @@
-import type { ChatMessage } from './chat';
+import type { ChatMessage } from '../core/chat';
 
 /** One side's turn: the assistant's, or the user's (tool results included). */
 export interface SideTurn<Item> {

@@ -1,5 +1,5 @@
 import type { ChannelTypeFacts } from '@modelgate/schemas';
-import type { UpstreamCall, UpstreamTarget } from './provider';
+import type { UpstreamCall, UpstreamTarget } from '../core/provider';
 
 /** A JSON POST to a channel: under its path prefix, with its type's authentication headers. */
 export function jsonPost(facts: ChannelTypeFacts, channel: UpstreamTarget, path: string, body: Buffer | string): UpstreamCall {

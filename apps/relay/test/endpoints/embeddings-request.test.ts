@@ -9,7 +9,7 @@ import {
   estimateEmbeddings,
   parseEmbeddingsRequest,
 } from '../../src/endpoints/embeddings/request';
-import type { EmbeddingRequest } from '../../src/providers/chat';
+import type { EmbeddingRequest } from '../../src/core/chat';
 import { countPromptTextTokens, estimateTextTokens } from '../../src/features/relay/tokens';
 import { thrownBy } from '../thrown';
 

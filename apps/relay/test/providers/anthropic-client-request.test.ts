@@ -5,7 +5,7 @@ import { AppError } from '@modelgate/errors';
 import { parseCountTokensRequest, parseMessagesRequest } from '../../src/endpoints/messages/request';
 import { chatRequestFromAnthropic } from '../../src/providers/anthropic/client-request';
 import { messagesRequestOf } from '../../src/providers/anthropic/request';
-import type { ChatMessage, ChatRequest } from '../../src/providers/chat';
+import type { ChatMessage, ChatRequest } from '../../src/core/chat';
 import { thrownBy } from '../thrown';
 
 const MODEL = 'claude-sonnet-4-5';

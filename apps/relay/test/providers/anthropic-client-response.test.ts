@@ -2,7 +2,7 @@
 // client (docs/api.md 2.6, 2.9): content blocks, stop reasons and usage as Anthropic counts it.
 import { chatResponseToAnthropic } from '../../src/providers/anthropic/client-response';
 import { chatResponseOf } from '../../src/providers/anthropic/response';
-import type { ChatResponse, ChatUsage, ContentPart, FinishReason } from '../../src/providers/chat';
+import type { ChatResponse, ChatUsage, ContentPart, FinishReason } from '../../src/core/chat';
 
 const USAGE: ChatUsage = { promptTokens: 100, completionTokens: 20, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
 

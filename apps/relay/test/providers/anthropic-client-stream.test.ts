@@ -9,7 +9,7 @@ import { SseParser } from '../../src/features/upstream/sse';
 import { chatResponseToAnthropic } from '../../src/providers/anthropic/client-response';
 import { AnthropicEventEncoder } from '../../src/providers/anthropic/client-stream';
 import { anthropicStreamDecoder } from '../../src/providers/anthropic/stream';
-import type { ChatResponse, ChatStreamEvent, ChatUsage } from '../../src/providers/chat';
+import type { ChatResponse, ChatStreamEvent, ChatUsage } from '../../src/core/chat';
 
 const MODEL = 'claude-sonnet-4-5';
 const USAGE: ChatUsage = { promptTokens: 1200, completionTokens: 80, cachedTokens: 1000, cacheWriteTokens: 150, reasoningTokens: 0 };

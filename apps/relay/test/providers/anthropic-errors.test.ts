@@ -1,5 +1,5 @@
 import { anthropicProvider } from '../../src/providers/anthropic';
-import type { UpstreamError } from '../../src/providers/provider';
+import type { UpstreamError } from '../../src/core/provider';
 
 function anthropicError(type: string, message: string, extra: Record<string, unknown> = {}): Buffer {
   return Buffer.from(JSON.stringify({ type: 'error', error: { type, message, ...extra }, request_id: 'req_011CSHoEeqs5C35K2UUqR7Fy' }));
@@ -54,10 +54,10 @@ describe('Anthropic errors', () => {
     ['a body that is not JSON', Buffer.from('<html>502 Bad Gateway</html>'), undefined],
     ['JSON without an error object', Buffer.from('{"type":"error","error":"boom"}'), undefined],
   ])('reads %s', (_name, body, expected) => {
-    expect(anthropicProvider.errorOf(body)).toEqual(expected);
+    expect(anthropicProvider.errorOf(body, {})).toEqual(expected);
   });
 
-  const errorOf = (type: string, message: string, extra?: Record<string, unknown>) => anthropicProvider.errorOf(anthropicError(type, message, extra));
+  const errorOf = (type: string, message: string, extra?: Record<string, unknown>) => anthropicProvider.errorOf(anthropicError(type, message, extra), {});
 
   it.each<[string, number, UpstreamError | undefined, string | undefined]>([
     ['a refused key', 401, errorOf('authentication_error', 'invalid x-api-key'), 'upstream answered 401'],

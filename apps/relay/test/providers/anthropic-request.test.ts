@@ -1,9 +1,9 @@
 import { AppError } from '@modelgate/errors';
 import { anthropicProvider } from '../../src/providers/anthropic';
-import type { ChatMessage, ChatRequest } from '../../src/providers/chat';
+import type { ChatMessage, ChatRequest } from '../../src/core/chat';
 import { thrownBy } from '../thrown';
 
-const channel = { key: 'sk-ant-api03-test', pathPrefix: '/proxy' };
+const channel = { id: 1, key: 'sk-ant-api03-test', origin: 'http://upstream.test', pathPrefix: '/proxy', settings: {} };
 
 function chat(overrides: Partial<ChatRequest> = {}): ChatRequest {
   return { model: 'claude', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], stream: false, ...overrides };
@@ -11,7 +11,7 @@ function chat(overrides: Partial<ChatRequest> = {}): ChatRequest {
 
 /** The JSON body the provider would send upstream for `request`. */
 function bodyOf(request: ChatRequest): Record<string, unknown> {
-  const call = anthropicProvider.chatRequest(channel, 'claude-sonnet-4-5-20250929', request);
+  const call = anthropicProvider.chat(channel, 'claude-sonnet-4-5-20250929').request(request);
   return JSON.parse(call.body.toString()) as Record<string, unknown>;
 }
 
@@ -20,7 +20,7 @@ const CACHE = { cache_control: { type: 'ephemeral' } };
 
 describe('Anthropic chat request', () => {
   it('posts to the channel path prefix with the key, the API version and JSON', () => {
-    const call = anthropicProvider.chatRequest(channel, 'claude-sonnet-4-5-20250929', chat());
+    const call = anthropicProvider.chat(channel, 'claude-sonnet-4-5-20250929').request(chat());
     expect(call.path).toBe('/proxy/v1/messages');
     expect(call.headers).toEqual({ 'x-api-key': 'sk-ant-api03-test', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' });
     expect(JSON.parse(call.body.toString())).toEqual({

@@ -1,7 +1,9 @@
 import { anthropicProvider } from '../../src/providers/anthropic';
-import type { FinishReason } from '../../src/providers/chat';
+import type { FinishReason } from '../../src/core/chat';
 import { UpstreamFailure } from '../../src/features/upstream/client';
 import { thrownBy } from '../thrown';
+
+const TEST_CHANNEL = { id: 1, key: 'k', origin: 'http://upstream.test', pathPrefix: '', settings: {} };
 
 const NOW_MS = 1_760_000_000_000;
 
@@ -25,7 +27,7 @@ describe('Anthropic chat answer', () => {
   afterEach(() => jest.restoreAllMocks());
 
   it('is one choice with the answer id, the time and the usage', () => {
-    expect(anthropicProvider.chatResponse(message())).toEqual({
+    expect(anthropicProvider.chat(TEST_CHANNEL, 'm').response(message())).toEqual({
       id: 'msg_013Zva2CMHLNnXjNJJKqJ2EF',
       created: NOW_MS / 1000,
       choices: [{ index: 0, content: [{ type: 'text', text: 'Hi! My name is Claude.' }], finishReason: 'stop' }],
@@ -44,11 +46,11 @@ describe('Anthropic chat answer', () => {
     ['a_reason_added_later', 'stop'],
     [null, 'stop'],
   ])('maps stop reason %s to %s', (stopReason, finishReason) => {
-    expect(anthropicProvider.chatResponse(message({ stop_reason: stopReason })).choices[0]?.finishReason).toBe(finishReason);
+    expect(anthropicProvider.chat(TEST_CHANNEL, 'm').response(message({ stop_reason: stopReason })).choices[0]?.finishReason).toBe(finishReason);
   });
 
   it('keeps every block in order: signed thinking, redacted thinking, text and tool calls with their arguments', () => {
-    const answer = anthropicProvider.chatResponse(
+    const answer = anthropicProvider.chat(TEST_CHANNEL, 'm').response(
       message({
         content: [
           { type: 'thinking', thinking: 'The user wants the weather.', signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3h' },
@@ -94,7 +96,7 @@ describe('Anthropic chat answer', () => {
     ['reports none for a fractional count', { input_tokens: 10, output_tokens: 1.5 }, undefined],
     ['reports none without usage', undefined, undefined],
   ])('usage: %s', (_name, usage, expected) => {
-    expect(anthropicProvider.chatResponse(message({ usage })).usage).toEqual(expected);
+    expect(anthropicProvider.chat(TEST_CHANNEL, 'm').response(message({ usage })).usage).toEqual(expected);
   });
 
   it.each<[string, unknown]>([
@@ -105,7 +107,7 @@ describe('Anthropic chat answer', () => {
     ['a text block without text', message({ content: [{ type: 'text' }] })],
     ['a tool call without input', message({ content: [{ type: 'tool_use', id: 'toolu_1', name: 'f' }] })],
   ])('refuses an answer that is %s', (_name, body) => {
-    const thrown = thrownBy(() => anthropicProvider.chatResponse(body));
+    const thrown = thrownBy(() => anthropicProvider.chat(TEST_CHANNEL, 'm').response(body));
     expect(thrown).toBeInstanceOf(UpstreamFailure);
     expect(thrown).toMatchObject({ kind: 'other', message: 'the upstream answered with an unexpected body' });
   });

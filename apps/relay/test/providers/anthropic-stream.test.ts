@@ -1,9 +1,11 @@
 import { StreamEventError } from '../../src/features/relay/event-stream';
 import { SseParser } from '../../src/features/upstream/sse';
 import { anthropicProvider } from '../../src/providers/anthropic';
-import type { ChatStreamEvent } from '../../src/providers/chat';
-import type { ChatStreamDecoder } from '../../src/providers/provider';
+import type { ChatStreamEvent } from '../../src/core/chat';
+import type { ChatStreamDecoder } from '../../src/core/provider';
 import { thrownBy } from '../thrown';
+
+const TEST_CHANNEL = { id: 1, key: 'k', origin: 'http://upstream.test', pathPrefix: '', settings: {} };
 
 const NOW_MS = 1_760_000_000_000;
 
@@ -79,7 +81,7 @@ describe('Anthropic chat stream', () => {
   afterEach(() => jest.restoreAllMocks());
 
   it('turns a recorded stream into the internal events, each as its upstream event arrives', () => {
-    const decoder = anthropicProvider.chatStream();
+    const decoder = anthropicProvider.chat(TEST_CHANNEL, 'm').stream();
     const perEvent = decodeAll(decoder, `${RECORDED}: a trailing comment\n\n`);
     const usage = { promptTokens: 2520, cachedTokens: 2048, cacheWriteTokens: 0, reasoningTokens: 0 };
     expect(perEvent).toEqual([
@@ -117,7 +119,7 @@ describe('Anthropic chat stream', () => {
   });
 
   it('is not done before message_stop', () => {
-    const decoder = anthropicProvider.chatStream();
+    const decoder = anthropicProvider.chat(TEST_CHANNEL, 'm').stream();
     decodeAll(decoder, RECORDED.slice(0, RECORDED.indexOf('event: message_stop')));
     expect(decoder.done).toBe(false);
   });
@@ -192,7 +194,7 @@ describe('Anthropic chat stream', () => {
     ],
     ['nothing for events without data, pings and event types added later', [['ping', { type: 'ping' }], ['future', { type: 'future_event' }], ['x', { no: 'type' }]], []],
   ])('reads %s', (_name, events, expected) => {
-    expect(decodeAll(anthropicProvider.chatStream(), `: keep-alive\n\n${sse(events)}`).flat()).toEqual(expected);
+    expect(decodeAll(anthropicProvider.chat(TEST_CHANNEL, 'm').stream(), `: keep-alive\n\n${sse(events)}`).flat()).toEqual(expected);
   });
 
   it.each<[string, string, string]>([
@@ -212,7 +214,7 @@ describe('Anthropic chat stream', () => {
     ],
     ['a message start without an id', sse([['message_start', { type: 'message_start', message: {} }]]), 'the upstream sent a malformed event'],
   ])('fails on %s', (_name, text, message) => {
-    const decoder = anthropicProvider.chatStream();
+    const decoder = anthropicProvider.chat(TEST_CHANNEL, 'm').stream();
     const thrown = thrownBy(() => decodeAll(decoder, text));
     expect(thrown).toBeInstanceOf(StreamEventError);
     expect(thrown).toHaveProperty('message', message);

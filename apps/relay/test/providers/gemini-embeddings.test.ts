@@ -2,7 +2,7 @@
 import { UpstreamFailure } from '../../src/features/upstream/client';
 import { geminiProvider } from '../../src/providers/gemini';
 
-const CHANNEL = { key: 'AIza-embed', pathPrefix: '' };
+const CHANNEL = { id: 1, key: 'AIza-embed', origin: 'http://upstream.test', pathPrefix: '', settings: {} };
 
 function embeddings() {
   const { embeddings: operations } = geminiProvider;

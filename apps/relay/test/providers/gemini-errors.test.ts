@@ -1,5 +1,5 @@
 // Google error bodies (docs/api.md 1.3) and the auto-disable rule for Gemini channels (docs/api.md 2.4).
-import type { UpstreamError } from '../../src/providers/provider';
+import type { UpstreamError } from '../../src/core/provider';
 import { geminiProvider } from '../../src/providers/gemini';
 
 function googleError(code: number, status: string, message = 'something'): Record<string, unknown> {
@@ -20,7 +20,7 @@ describe('Gemini error bodies', () => {
     [504, 'DEADLINE_EXCEEDED', 'server_error'],
   ])('%i %s -> OpenAI type %s, gRPC status kept', (code, status, type) => {
     const body = Buffer.from(JSON.stringify(googleError(code, status, 'Quota exceeded for metric')));
-    expect(geminiProvider.errorOf(body)).toEqual({ message: 'Quota exceeded for metric', status, code: status, type });
+    expect(geminiProvider.errorOf(body, {})).toEqual({ message: 'Quota exceeded for metric', status, code: status, type });
   });
 
   it.each<[string, unknown, UpstreamError | undefined]>([
@@ -34,11 +34,11 @@ describe('Gemini error bodies', () => {
     ['an error given as text', { error: 'bad key' }, { message: 'bad key' }],
     ['JSON without an error', { candidates: [] }, undefined],
   ])('%s', (_, body, expected) => {
-    expect(geminiProvider.errorOf(Buffer.from(JSON.stringify(body)))).toEqual(expected);
+    expect(geminiProvider.errorOf(Buffer.from(JSON.stringify(body)), {})).toEqual(expected);
   });
 
   it('reads nothing from a body that is not JSON', () => {
-    expect(geminiProvider.errorOf(Buffer.from('<html>502 Bad Gateway</html>'))).toBeUndefined();
+    expect(geminiProvider.errorOf(Buffer.from('<html>502 Bad Gateway</html>'), {})).toBeUndefined();
   });
 });
 

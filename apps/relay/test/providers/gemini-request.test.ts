@@ -1,10 +1,12 @@
 // Chat requests in the internal form (docs/api.md 2.6) as Gemini generateContent calls.
 import { AppError } from '@modelgate/errors';
-import type { ChatMessage, ChatRequest } from '../../src/providers/chat';
+import type { ChatMessage, ChatRequest } from '../../src/core/chat';
 import { geminiProvider } from '../../src/providers/gemini';
 import { thrownBy } from '../thrown';
 
-const CHANNEL = { key: 'AIza-test-key', pathPrefix: '/proxy' };
+const TEST_CHANNEL = { id: 1, key: 'k', origin: 'http://upstream.test', pathPrefix: '', settings: {} };
+
+const CHANNEL = { id: 1, key: 'AIza-test-key', origin: 'http://upstream.test', pathPrefix: '/proxy', settings: {} };
 const SKIP = 'skip_thought_signature_validator';
 
 function chat(fields: Partial<ChatRequest>): ChatRequest {
@@ -12,7 +14,7 @@ function chat(fields: Partial<ChatRequest>): ChatRequest {
 }
 
 function bodyOf(request: ChatRequest): Record<string, unknown> {
-  return JSON.parse(geminiProvider.chatRequest(CHANNEL, 'gemini-2.5-flash', request).body as string) as Record<string, unknown>;
+  return JSON.parse(geminiProvider.chat(CHANNEL, 'gemini-2.5-flash').request(request).body as string) as Record<string, unknown>;
 }
 
 function user(text: string): ChatMessage {
@@ -26,13 +28,13 @@ describe('Gemini chat request: address', () => {
     [false, '/proxy/v1beta/models/gemini-2.5-flash:generateContent'],
     [true, '/proxy/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse'],
   ])('stream %s posts to %s with the channel key', (stream, path) => {
-    const call = geminiProvider.chatRequest(CHANNEL, 'gemini-2.5-flash', chat({ stream }));
+    const call = geminiProvider.chat(CHANNEL, 'gemini-2.5-flash').request(chat({ stream }));
     expect(call.path).toBe(path);
     expect(call.headers).toEqual({ 'x-goog-api-key': 'AIza-test-key', 'content-type': 'application/json' });
   });
 
   it('encodes the upstream model in the path', () => {
-    const call = geminiProvider.chatRequest({ key: 'k', pathPrefix: '' }, 'tuned/model?x', chat({}));
+    const call = geminiProvider.chat({ id: 1, key: 'k', origin: 'http://upstream.test', pathPrefix: '', settings: {} }, 'tuned/model?x').request(chat({}));
     expect(call.path).toBe('/v1beta/models/tuned%2Fmodel%3Fx:generateContent');
   });
 });
@@ -258,7 +260,7 @@ describe('Gemini chat request: thought signatures', () => {
   });
 
   it('round-trips the signatures of an answer it translated', () => {
-    const answer = geminiProvider.chatResponse({
+    const answer = geminiProvider.chat(TEST_CHANNEL, 'm').response({
       responseId: 'r1',
       candidates: [
         {

@@ -1,7 +1,9 @@
 // Gemini generateContent answers in the internal form (docs/api.md 2.6).
-import type { ChatUsage } from '../../src/providers/chat';
+import type { ChatUsage } from '../../src/core/chat';
 import { geminiProvider } from '../../src/providers/gemini';
 import { UpstreamFailure } from '../../src/features/upstream/client';
+
+const TEST_CHANNEL = { id: 1, key: 'k', origin: 'http://upstream.test', pathPrefix: '', settings: {} };
 
 const NOW_MS = 1_790_000_000_500;
 
@@ -38,7 +40,7 @@ describe('Gemini answer: finish reasons', () => {
     ['FINISH_REASON_UNSPECIFIED', false, 'stop'],
   ])('%s (function call: %s) -> %s', (finishReason, withCall, expected) => {
     const parts = withCall ? [{ functionCall: { name: 'f', args: {} } }] : [{ text: 'Hi.' }];
-    const [choice] = geminiProvider.chatResponse(answer(textCandidate(finishReason, parts))).choices;
+    const [choice] = geminiProvider.chat(TEST_CHANNEL, 'm').response(answer(textCandidate(finishReason, parts))).choices;
     expect(choice?.finishReason).toBe(expected);
   });
 });
@@ -82,26 +84,26 @@ describe('Gemini answer: content', () => {
     ],
     ['parts it does not know are skipped', [{ executableCode: { code: 'print(1)' } }, { text: '' }, { text: 'ok' }], [{ type: 'text', text: 'ok' }], 'stop'],
   ])('%s', (_, parts, content, finishReason) => {
-    const response = geminiProvider.chatResponse(answer(textCandidate('STOP', parts)));
+    const response = geminiProvider.chat(TEST_CHANNEL, 'm').response(answer(textCandidate('STOP', parts)));
     expect(response.choices).toEqual([{ index: 0, content, finishReason }]);
   });
 
   it('answers with Gemini id and the current time', () => {
-    const response = geminiProvider.chatResponse(answer(textCandidate('STOP')));
+    const response = geminiProvider.chat(TEST_CHANNEL, 'm').response(answer(textCandidate('STOP')));
     expect(response.id).toBe('resp-1');
     expect(response.created).toBe(Math.floor(NOW_MS / 1000));
   });
 
   it('makes up an id, unique tool call ids included, when Gemini sent none', () => {
     const body = { candidates: [textCandidate('STOP', [{ functionCall: { name: 'f', args: {} } }])] };
-    const first = geminiProvider.chatResponse(body);
-    const second = geminiProvider.chatResponse(body);
+    const first = geminiProvider.chat(TEST_CHANNEL, 'm').response(body);
+    const second = geminiProvider.chat(TEST_CHANNEL, 'm').response(body);
     expect(first.id).not.toBe(second.id);
     expect(first.choices[0]?.content).toEqual([{ type: 'tool_call', id: `call_${first.id}_0`, name: 'f', arguments: '{}' }]);
   });
 
   it('keeps every candidate as a choice, by its index', () => {
-    const response = geminiProvider.chatResponse({
+    const response = geminiProvider.chat(TEST_CHANNEL, 'm').response({
       responseId: 'r',
       candidates: [
         { index: 1, content: { parts: [{ text: 'B' }] }, finishReason: 'STOP' },
@@ -120,7 +122,7 @@ describe('Gemini answer: content', () => {
     ['a blocked prompt', { promptFeedback: { blockReason: 'SAFETY' } }, 'content_filter'],
     ['no candidates at all', {}, 'stop'],
   ])('%s answers one empty choice ending %s', (_, body, finishReason) => {
-    const response = geminiProvider.chatResponse({ responseId: 'r', ...body, usageMetadata: { promptTokenCount: 9, totalTokenCount: 9 } });
+    const response = geminiProvider.chat(TEST_CHANNEL, 'm').response({ responseId: 'r', ...body, usageMetadata: { promptTokenCount: 9, totalTokenCount: 9 } });
     expect(response.choices).toEqual([{ index: 0, content: [], finishReason }]);
     expect(response.usage).toEqual({ promptTokens: 9, completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 });
   });
@@ -132,8 +134,8 @@ describe('Gemini answer: content', () => {
     ['candidates that are not a list', { candidates: { text: 'x' } }],
     ['a candidate that is not an object', { candidates: ['x'] }],
   ])('refuses %s as a malformed answer', (_, body) => {
-    expect(() => geminiProvider.chatResponse(body)).toThrow(UpstreamFailure);
-    expect(() => geminiProvider.chatResponse(body)).toThrow(expect.objectContaining({ kind: 'other' }));
+    expect(() => geminiProvider.chat(TEST_CHANNEL, 'm').response(body)).toThrow(UpstreamFailure);
+    expect(() => geminiProvider.chat(TEST_CHANNEL, 'm').response(body)).toThrow(expect.objectContaining({ kind: 'other' }));
   });
 });
 
@@ -157,6 +159,6 @@ describe('Gemini answer: usage', () => {
     ['a count beyond the ledger', { promptTokenCount: 2 ** 31, candidatesTokenCount: 1 }, undefined],
     ['more cached than prompt tokens', { promptTokenCount: 10, cachedContentTokenCount: 11, candidatesTokenCount: 1 }, undefined],
   ])('%s', (_, usageMetadata, usage) => {
-    expect(geminiProvider.chatResponse(answer(textCandidate('STOP'), { usageMetadata })).usage).toEqual(usage);
+    expect(geminiProvider.chat(TEST_CHANNEL, 'm').response(answer(textCandidate('STOP'), { usageMetadata })).usage).toEqual(usage);
   });
 });

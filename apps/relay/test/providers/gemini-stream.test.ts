@@ -1,8 +1,11 @@
 // Gemini streamGenerateContent?alt=sse as internal stream events (docs/api.md 2.6).
 import { StreamEventError } from '../../src/features/relay/event-stream';
-import { type SseEvent, SseParser } from '../../src/features/upstream/sse';
-import type { ChatStreamEvent } from '../../src/providers/chat';
+import type { SseEvent } from '../../src/core/provider';
+import { SseParser } from '../../src/features/upstream/sse';
+import type { ChatStreamEvent } from '../../src/core/chat';
 import { geminiProvider } from '../../src/providers/gemini';
+
+const TEST_CHANNEL = { id: 1, key: 'k', origin: 'http://upstream.test', pathPrefix: '', settings: {} };
 
 const NOW_MS = 1_790_000_000_000;
 const CREATED = NOW_MS / 1000;
@@ -22,7 +25,7 @@ function sse(...chunks: unknown[]): SseEvent[] {
 }
 
 function decodeAll(events: SseEvent[]): ChatStreamEvent[] {
-  const decoder = geminiProvider.chatStream();
+  const decoder = geminiProvider.chat(TEST_CHANNEL, 'm').stream();
   const out = events.flatMap((event) => decoder.decode(event));
   expect(decoder.done).toBe(false);
   return out;
@@ -125,7 +128,7 @@ describe('Gemini stream', () => {
   });
 
   it('reads nothing from an event without data', () => {
-    expect(geminiProvider.chatStream().decode({ raw: ': keep-alive\n\n', data: null, event: null })).toEqual([]);
+    expect(geminiProvider.chat(TEST_CHANNEL, 'm').stream().decode({ raw: ': keep-alive\n\n', data: null, event: null })).toEqual([]);
   });
 
   it.each<[string, string, string]>([
@@ -135,7 +138,7 @@ describe('Gemini stream', () => {
     ['JSON that is not an object', '[1, 2]', 'the upstream sent a malformed event'],
     ['candidates that are not a list', '{"candidates": 3}', 'the upstream sent a malformed event'],
   ])('fails on %s', (_, data, message) => {
-    const decoder = geminiProvider.chatStream();
+    const decoder = geminiProvider.chat(TEST_CHANNEL, 'm').stream();
     decoder.decode({ raw: '', data: JSON.stringify(chunk([{ text: 'partial' }])), event: null });
     const decode = () => decoder.decode({ raw: `data: ${data}\r\n\r\n`, data, event: null });
     expect(decode).toThrow(StreamEventError);

@@ -3,7 +3,7 @@
 // channel as a body it accepts. Fixtures are typed with the official SDK's request types.
 import type { ChatCompletionCreateParams, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { parseChatCompletionRequest } from '../../src/endpoints/chat-completions/request';
-import type { ChatRequest } from '../../src/providers/chat';
+import type { ChatRequest } from '../../src/core/chat';
 import { chatRequestFromOpenAI, chatRequestToOpenAI } from '../../src/providers/openai/chat-request';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';

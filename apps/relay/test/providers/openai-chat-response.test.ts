@@ -3,7 +3,7 @@
 // full usage object of docs/api.md 2.1. Fixtures are typed with the official SDK's types.
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { UpstreamFailure } from '../../src/features/upstream/client';
-import type { ChatResponse, ChatUsage, FinishReason } from '../../src/providers/chat';
+import type { ChatResponse, ChatUsage, FinishReason } from '../../src/core/chat';
 import { chatResponseFromOpenAI, chatResponseToOpenAI } from '../../src/providers/openai/chat-response';
 import { chargedUsageOf, completeUsage, usageFromOpenAI, usageToOpenAI } from '../../src/providers/openai/usage';
 import { thrownBy } from '../thrown';

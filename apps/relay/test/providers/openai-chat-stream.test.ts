@@ -7,7 +7,7 @@ import { ChatCompletionStream } from 'openai/lib/ChatCompletionStream';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { StreamEventError } from '../../src/features/relay/event-stream';
 import { SseParser } from '../../src/features/upstream/sse';
-import type { ChatStreamEvent, ChatUsage } from '../../src/providers/chat';
+import type { ChatStreamEvent, ChatUsage } from '../../src/core/chat';
 import { OpenAIChatChunkEncoder, OpenAIChatStreamDecoder } from '../../src/providers/openai/chat-stream';
 import { usageToOpenAI } from '../../src/providers/openai/usage';
 

@@ -2,16 +2,18 @@
 // its error bodies and the rule that disables a channel (docs/api.md 2.4, 2.6, 2.8).
 import type { CreateEmbeddingResponse } from 'openai/resources/embeddings';
 import { UpstreamFailure } from '../../src/features/upstream/client';
-import type { ChatRequest, EmbeddingResponse } from '../../src/providers/chat';
+import type { ChatRequest, EmbeddingResponse } from '../../src/core/chat';
 import { openaiProvider } from '../../src/providers/openai';
 import { embeddingsResponseFromOpenAI, embeddingsResponseToOpenAI } from '../../src/providers/openai/embeddings';
 
-const channel = { key: 'sk-channel-key', pathPrefix: '/openai' };
+const TEST_CHANNEL = { id: 1, key: 'k', origin: 'http://upstream.test', pathPrefix: '', settings: {} };
+
+const channel = { id: 1, key: 'sk-channel-key', origin: 'http://upstream.test', pathPrefix: '/openai', settings: {} };
 
 describe('openaiProvider requests', () => {
   it('posts chat to {prefix}/v1/chat/completions with the channel key and the mapped model', () => {
     const request: ChatRequest = { model: 'gpt-4o', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], stream: true };
-    const call = openaiProvider.chatRequest(channel, 'gpt-4o-2024-08-06', request);
+    const call = openaiProvider.chat(channel, 'gpt-4o-2024-08-06').request(request);
     expect(call.path).toBe('/openai/v1/chat/completions');
     expect(call.headers).toEqual({ authorization: 'Bearer sk-channel-key', 'content-type': 'application/json' });
     expect(JSON.parse(call.body.toString())).toEqual({
@@ -30,7 +32,7 @@ describe('openaiProvider requests', () => {
 
   it('is channel type 1', () => {
     expect(openaiProvider.facts.type).toBe(1);
-    expect(openaiProvider.chatStream().done).toBe(false);
+    expect(openaiProvider.chat(TEST_CHANNEL, 'm').stream().done).toBe(false);
   });
 });
 
@@ -119,11 +121,11 @@ describe('errors', () => {
     ['an error string', { error: 'model not loaded' }, { message: 'model not loaded' }],
     ['a body that is no error', { detail: 'Not Found' }, undefined],
   ])('reads %s', (_, body, expected) => {
-    expect(openaiProvider.errorOf(Buffer.from(JSON.stringify(body)))).toEqual(expected);
+    expect(openaiProvider.errorOf(Buffer.from(JSON.stringify(body)), {})).toEqual(expected);
   });
 
   it('reads nothing from a body that is not JSON', () => {
-    expect(openaiProvider.errorOf(Buffer.from('<html>Bad Gateway</html>'))).toBeUndefined();
+    expect(openaiProvider.errorOf(Buffer.from('<html>Bad Gateway</html>'), {})).toBeUndefined();
   });
 
   it.each<[number, object | undefined, string | undefined]>([

@@ -5,7 +5,7 @@
 import { AppError } from '@modelgate/errors';
 import type { ResponseCreateParams, ResponseInputItem } from 'openai/resources/responses/responses';
 import { parseResponsesRequest } from '../../src/endpoints/responses/request';
-import type { ChatMessage, ChatRequest, ContentPart } from '../../src/providers/chat';
+import type { ChatMessage, ChatRequest, ContentPart } from '../../src/core/chat';
 import { geminiProvider } from '../../src/providers/gemini';
 import { chatRequestFromResponses, inResponsesTerms } from '../../src/providers/openai/responses-request';
 import { thrownBy } from '../thrown';
@@ -290,7 +290,7 @@ describe('chatRequestFromResponses: what cannot be served is a 400 naming the fi
 describe('inResponsesTerms', () => {
   it("names the input, not chat's messages, in a provider's refusal of the conversation", () => {
     const request = internal({ input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'data:image/png;base64', detail: 'auto' }] }] });
-    const refused = thrownBy(() => geminiProvider.chatRequest({ key: 'AIza-test-key', pathPrefix: '' }, 'gemini-2.5-flash', request));
+    const refused = thrownBy(() => geminiProvider.chat({ id: 1, key: 'AIza-test-key', origin: 'http://upstream.test', pathPrefix: '', settings: {} }, 'gemini-2.5-flash').request(request));
     expect(refused).toMatchObject({ param: 'messages' });
     expect(inResponsesTerms(refused)).toMatchObject({ code: 'invalid_request', status: 400, param: 'input', message: 'input: a data URL is not valid' });
   });

@@ -3,7 +3,7 @@
 // keeps (encrypted_content) read back by the request converter as the parts it came from.
 import type { Response, ResponseCreateParams } from 'openai/resources/responses/responses';
 import { parseResponsesRequest, type ResponsesBody } from '../../src/endpoints/responses/request';
-import type { ChatResponse, ChatUsage, ContentPart, FinishReason } from '../../src/providers/chat';
+import type { ChatResponse, ChatUsage, ContentPart, FinishReason } from '../../src/core/chat';
 import { chatRequestFromResponses } from '../../src/providers/openai/responses-request';
 import { chatResponseToResponses } from '../../src/providers/openai/responses-response';
 

@@ -4,14 +4,16 @@
 import type { ResponseCreateParams } from 'openai/resources/responses/responses';
 import { parseResponsesRequest } from '../../src/endpoints/responses/request';
 import { anthropicProvider } from '../../src/providers/anthropic';
-import type { ChatUsage } from '../../src/providers/chat';
+import type { ChatUsage } from '../../src/core/chat';
 import { geminiProvider } from '../../src/providers/gemini';
-import type { Provider } from '../../src/providers/provider';
+import type { Provider } from '../../src/core/provider';
 import { chatRequestFromResponses } from '../../src/providers/openai/responses-request';
 import { chatResponseToResponses } from '../../src/providers/openai/responses-response';
 
+const TEST_CHANNEL = { id: 1, key: 'k', origin: 'http://upstream.test', pathPrefix: '', settings: {} };
+
 const USAGE: ChatUsage = { promptTokens: 10, completionTokens: 5, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
-const channel = { key: 'k', pathPrefix: '' };
+const channel = { id: 1, key: 'k', origin: 'http://upstream.test', pathPrefix: '', settings: {} };
 
 /** What Codex sends: its instructions, the conversation so far, stateless with encrypted reasoning. */
 function codexRequest(input: unknown[]) {
@@ -36,10 +38,10 @@ function callIdOf(output: Record<string, unknown>[]): string {
 /** The upstream body for the turn after the provider's `answer` and the tool's output. */
 function nextTurnBody(provider: Provider, answer: unknown): Record<string, unknown> {
   const first = [{ role: 'user', content: 'List the files.' }];
-  const response = chatResponseToResponses(provider.chatResponse(answer), codexRequest(first), USAGE);
+  const response = chatResponseToResponses(provider.chat(TEST_CHANNEL, 'm').response(answer), codexRequest(first), USAGE);
   const output = response.output as Record<string, unknown>[];
   const next = codexRequest([...first, ...output, { type: 'function_call_output', call_id: callIdOf(output), output: 'a.txt\nb.txt' }]);
-  return JSON.parse(provider.chatRequest(channel, 'upstream-model', chatRequestFromResponses(next)).body.toString()) as Record<string, unknown>;
+  return JSON.parse(provider.chat(channel, 'upstream-model').request(chatRequestFromResponses(next)).body.toString()) as Record<string, unknown>;
 }
 
 describe('a Codex tool round trip through a translated channel', () => {

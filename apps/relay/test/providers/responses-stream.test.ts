@@ -9,7 +9,7 @@ import { maybeParseResponse } from 'openai/lib/ResponsesParser';
 import type { ResponseCreateParams, ResponseStreamEvent, Response as OpenAIResponse } from 'openai/resources/responses/responses';
 import { SseParser } from '../../src/features/upstream/sse';
 import { parseResponsesRequest, type ResponsesBody } from '../../src/endpoints/responses/request';
-import type { ChatStreamEvent, ChatUsage, ContentPart, FinishReason } from '../../src/providers/chat';
+import type { ChatStreamEvent, ChatUsage, ContentPart, FinishReason } from '../../src/core/chat';
 import { chatResponseToResponses } from '../../src/providers/openai/responses-response';
 import { ResponsesEventEncoder } from '../../src/providers/openai/responses-stream';
 

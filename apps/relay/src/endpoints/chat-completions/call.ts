@@ -2,6 +2,8 @@ import type { OfferedTool } from '../../features/billing/pricing';
 import type { ChannelRecord } from '../../features/channels/channel-cache';
 import type { Delivery, DeliveryContext, RelayCall } from '../../features/relay/relay-call';
 import type { UpstreamResponse } from '../../features/upstream/client';
+import type { Provider, UpstreamCall } from '../../core/provider';
+import { servedNatively } from '../native';
 import { chatRequestFromOpenAI } from '../../providers/openai/chat-request';
 import { chatResponseToOpenAI } from '../../providers/openai/chat-response';
 import { OpenAIChatChunkEncoder } from '../../providers/openai/chat-stream';
@@ -11,11 +13,11 @@ import { ChatTranslation } from '../translated';
 import { type ChatCompletionBody, countChatPromptTokens, estimateChat } from './request';
 import { chatChoiceTexts } from './texts';
 
-const CHAT: OpenAISurface = { path: '/v1/chat/completions', chunkObject: 'chat.completion.chunk', idPrefix: 'chatcmpl', textsOf: chatChoiceTexts };
+const CHAT: OpenAISurface = { chunkObject: 'chat.completion.chunk', idPrefix: 'chatcmpl', textsOf: chatChoiceTexts };
 
 /**
  * `POST /v1/chat/completions` (docs/api.md 2.7) on any channel that can answer chat: passed through
- * to OpenAI-compatible channels, translated through the internal form for the others (2.6).
+ * to channels that speak OpenAI chat, translated through the internal form for the others (2.6).
  */
 export class ChatCompletionCall implements RelayCall {
   readonly surface = 'chat' as const;
@@ -43,13 +45,13 @@ export class ChatCompletionCall implements RelayCall {
     return countChatPromptTokens(this.body);
   }
 
-  upstreamRequest(channel: ChannelRecord, upstreamModel: string) {
-    if (channel.dialect === 'openai') return this.pass.upstreamRequest(channel, upstreamModel);
-    return this.translation.upstreamRequest(channel, upstreamModel);
+  upstreamRequest(channel: ChannelRecord, upstreamModel: string, provider: Provider): UpstreamCall {
+    const native = provider.native('chat', channel, upstreamModel);
+    return native ? native(this.pass.body) : this.translation.upstreamRequest(channel, upstreamModel, provider);
   }
 
   deliver(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {
-    if (context.channel.dialect === 'openai') return this.deliverPassed(upstream, context);
+    if (servedNatively('chat', context)) return this.deliverPassed(upstream, context);
     if (!this.stream) return this.translation.deliverWhole(upstream, context, (response, usage) => chatResponseToOpenAI(response, this.model, usage));
     const encoder = new OpenAIChatChunkEncoder({ model: this.model, requestId: this.requestId, includeUsage: this.pass.clientWantsUsage });
     return this.translation.deliverStream(upstream, context, encoder);

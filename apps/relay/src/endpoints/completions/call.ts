@@ -1,13 +1,15 @@
 import type { ChannelRecord } from '../../features/channels/channel-cache';
 import type { Delivery, DeliveryContext, RelayCall } from '../../features/relay/relay-call';
 import type { UpstreamResponse } from '../../features/upstream/client';
+import { AppError } from '@modelgate/errors';
+import type { Provider, UpstreamCall } from '../../core/provider';
 import { choiceTexts } from '../../providers/openai/usage';
 import { OpenAIPassThrough, type OpenAISurface } from '../openai-pass-through';
 import { type CompletionRequest, countPromptTokens, estimateCompletion } from './request';
 
-const COMPLETIONS: OpenAISurface = { path: '/v1/completions', chunkObject: 'text_completion', idPrefix: 'cmpl', textsOf: choiceTexts };
+const COMPLETIONS: OpenAISurface = { chunkObject: 'text_completion', idPrefix: 'cmpl', textsOf: choiceTexts };
 
-/** `POST /v1/completions` through an OpenAI-compatible channel (docs/api.md 2.1), passed through. */
+/** `POST /v1/completions` (docs/api.md 2.1), passed through to a channel that speaks it. */
 export class CompletionCall implements RelayCall {
   readonly surface = 'completions' as const;
   readonly model: string;
@@ -30,8 +32,11 @@ export class CompletionCall implements RelayCall {
     return countPromptTokens(this.body);
   }
 
-  upstreamRequest(channel: ChannelRecord, upstreamModel: string) {
-    return this.pass.upstreamRequest(channel, upstreamModel);
+  /** Routing sends completions only to channels that serve them natively (their type's surfaces). */
+  upstreamRequest(channel: ChannelRecord, upstreamModel: string, provider: Provider): UpstreamCall {
+    const native = provider.native('completions', channel, upstreamModel);
+    if (!native) throw new AppError('internal_error', `channel type ${provider.facts.type} has no completions`);
+    return native(this.pass.body);
   }
 
   deliver(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {

@@ -2,7 +2,7 @@ import { parseOrThrow } from '@modelgate/http';
 import { promptTokensOf } from '../completions/request';
 import { parseJsonObject } from '../../features/relay/json-body';
 import { countPromptTextTokens, estimateTextTokens } from '../../features/relay/tokens';
-import type { EmbeddingRequest } from '../../providers/chat';
+import type { EmbeddingRequest } from '../../core/chat';
 import { type EmbeddingsBody, embeddingsSchema } from '@modelgate/schemas/relay';
 
 export type { EmbeddingsBody } from '@modelgate/schemas/relay';

@@ -1,15 +1,15 @@
-import { type AppError, toGoogle } from '@modelgate/errors';
+import { AppError, toGoogle } from '@modelgate/errors';
 import type { ChannelRecord } from '../../features/channels/channel-cache';
 import { eventObjectOf, isBillable, relayEventStream, reportedStreamError, type StreamDialect } from '../../features/relay/event-stream';
-import type { ChatUsage } from '../../providers/chat';
+import type { ChatUsage } from '../../core/chat';
 import { type OfferedTool, withServerToolCalls } from '../../features/billing/pricing';
 import type { Delivery, DeliveryContext, RelayCall } from '../../features/relay/relay-call';
 import { countDeliveredTokens, reportedTokenCount, reportedTokenSum } from '../../features/relay/tokens';
 import { answerObjectOf, readBody, type UpstreamResponse } from '../../features/upstream/client';
-import type { SseEvent } from '../../features/upstream/sse';
-import { GEMINI_FACTS, generateContentMethod, geminiMethodPath } from '../../providers/gemini/call';
+import type { SseEvent } from '../../core/provider';
 import { GroundingCounter, geminiServerTools } from '../../providers/gemini/server-tools';
-import { jsonPost } from '../../providers/upstream-call';
+import type { Provider, UpstreamCall } from '../../core/provider';
+import { ClientBody } from '../client-body';
 import { countPromptTokens, estimateGenerateContent, type GenerateContentRequest } from './request';
 
 interface UsageMetadata {
@@ -58,13 +58,15 @@ export class GeminiCall implements RelayCall {
 
   readonly estimate: RelayCall['estimate'];
   readonly serverTools: OfferedTool[];
+  private readonly clientBody: ClientBody;
 
   constructor(
-    private readonly raw: Buffer,
+    raw: Buffer,
     private readonly body: GenerateContentRequest,
     readonly model: string,
     readonly stream: boolean,
   ) {
+    this.clientBody = new ClientBody(raw, body as Record<string, unknown>, stream, { modelInPath: true });
     this.estimate = estimateGenerateContent(body);
     this.serverTools = geminiServerTools((body as { tools?: unknown }).tools);
   }
@@ -73,9 +75,11 @@ export class GeminiCall implements RelayCall {
     return countPromptTokens(this.body);
   }
 
-  /** The client's body byte-for-byte (TTS `speechConfig` included); only the channel's key is added. */
-  upstreamRequest(channel: ChannelRecord, upstreamModel: string) {
-    return jsonPost(GEMINI_FACTS, channel, geminiMethodPath(upstreamModel, generateContentMethod(this.stream)), this.raw);
+  /** The client's body byte-for-byte (TTS `speechConfig` included); routing sends it only to channels that speak it. */
+  upstreamRequest(channel: ChannelRecord, upstreamModel: string, provider: Provider): UpstreamCall {
+    const native = provider.native('gemini', channel, upstreamModel);
+    if (!native) throw new AppError('internal_error', `channel ${channel.id} does not serve generateContent for ${upstreamModel}`);
+    return native(this.clientBody);
   }
 
   deliver(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {

@@ -8,20 +8,16 @@ import { chatRequestFromAnthropic } from '../../providers/anthropic/client-reque
 import { chatResponseToAnthropic } from '../../providers/anthropic/client-response';
 import { AnthropicEventEncoder } from '../../providers/anthropic/client-stream';
 import { anthropicServerTools } from '../../providers/anthropic/server-tools';
-import { PassThroughBody } from '../openai-pass-through';
+import type { Provider, UpstreamCall } from '../../core/provider';
+import { ClientBody } from '../client-body';
+import { servedNatively } from '../native';
 import { ChatTranslation } from '../translated';
-import {
-  type AnthropicClientHeaders,
-  anthropicPost,
-  deliverWholeMessage,
-  MessagesPassThroughStream,
-  renamedModel,
-} from './pass-through';
+import { type AnthropicClientHeaders, deliverWholeMessage, MessagesPassThroughStream, renamedModel } from './pass-through';
 import { type MessagesBody, messagesPromptPieces } from './request';
 
 /**
  * `POST /v1/messages` (docs/api.md 2.9) on any channel that can answer it: passed through to
- * Anthropic channels (the client's bytes, `anthropic-version` and `anthropic-beta`), translated
+ * channels that speak Messages (the client's bytes, `anthropic-version` and `anthropic-beta`), translated
  * through the internal form for the others (2.6).
  */
 export class MessagesCall implements RelayCall {
@@ -32,19 +28,19 @@ export class MessagesCall implements RelayCall {
   readonly serverTools: OfferedTool[];
   private readonly prompt: PromptPieces;
   /** The client's bytes, re-serialised only for a channel that renames the model. */
-  private readonly passed: PassThroughBody;
+  private readonly passed: ClientBody;
   private readonly translation: ChatTranslation;
 
   constructor(
     private readonly body: MessagesBody,
     raw: Buffer,
     private readonly requestId: string,
-    private readonly clientHeaders: AnthropicClientHeaders,
+    clientHeaders: AnthropicClientHeaders,
   ) {
     this.model = body.model;
     this.stream = body.stream === true;
     // Anthropic streams report usage unasked: only the model may change.
-    this.passed = new PassThroughBody(raw, body, false, false);
+    this.passed = new ClientBody(raw, body, this.stream, { anthropicVersion: clientHeaders.version, anthropicBeta: clientHeaders.beta });
     this.prompt = messagesPromptPieces(body);
     // `max_tokens` is required, and a thinking budget is part of it.
     this.estimate = { promptTokens: estimatePromptTokens(this.prompt), completionTokens: body.max_tokens };
@@ -56,14 +52,14 @@ export class MessagesCall implements RelayCall {
     return countPromptTokens(this.prompt);
   }
 
-  upstreamRequest(channel: ChannelRecord, upstreamModel: string) {
-    if (channel.dialect === 'anthropic') return anthropicPost(channel, '/v1/messages', this.passed.for(upstreamModel), this.clientHeaders);
-    return this.translation.upstreamRequest(channel, upstreamModel);
+  upstreamRequest(channel: ChannelRecord, upstreamModel: string, provider: Provider): UpstreamCall {
+    const native = provider.native('messages', channel, upstreamModel);
+    return native ? native(this.passed) : this.translation.upstreamRequest(channel, upstreamModel, provider);
   }
 
   deliver(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {
     const { channel } = context;
-    if (channel.dialect === 'anthropic') {
+    if (servedNatively('messages', context)) {
       const clientModel = renamedModel(channel, this.model);
       const promptTokens = () => this.promptTokens();
       return this.stream

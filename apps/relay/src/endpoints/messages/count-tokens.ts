@@ -3,8 +3,10 @@ import type { ChannelRecord } from '../../features/channels/channel-cache';
 import type { ChannelCall, Delivery, DeliveryContext } from '../../features/relay/relay-call';
 import { countPromptTokens } from '../../features/relay/tokens';
 import { answerObjectOf, readBody, type UpstreamResponse } from '../../features/upstream/client';
-import { PassThroughBody } from '../openai-pass-through';
-import { type AnthropicClientHeaders, anthropicPost } from './pass-through';
+import type { Provider, UpstreamCall } from '../../core/provider';
+import { ClientBody } from '../client-body';
+import { servedNatively } from '../native';
+import type { AnthropicClientHeaders } from './pass-through';
 import { type CountTokensBody, messagesPromptPieces } from './request';
 
 /** Nothing is charged for a count (docs/api.md 2.9). */
@@ -15,34 +17,37 @@ const NOT_CHARGED: Pick<Delivery, 'usage' | 'billable'> = {
 
 /**
  * `POST /v1/messages/count_tokens` (docs/api.md 2.9), routed like `/v1/messages` and never
- * charged (RelayService.relayUncharged). An Anthropic channel counts natively, with the client's
- * bytes and protocol headers; other channel types have no such operation, and the relay answers
+ * charged (RelayService.relayUncharged). A channel that has the operation counts natively, with the
+ * client's bytes and protocol headers; for the others, and the relay answers
  * with its own count of the prompt, the one it charges when an upstream reports no usage.
  */
 export class CountTokensCall implements ChannelCall {
   readonly surface = 'messages' as const;
   readonly stream = false;
   readonly model: string;
-  private readonly passed: PassThroughBody;
+  private readonly passed: ClientBody;
 
   constructor(
     private readonly body: CountTokensBody,
     raw: Buffer,
-    private readonly clientHeaders: AnthropicClientHeaders,
+    clientHeaders: AnthropicClientHeaders,
   ) {
     this.model = body.model;
-    this.passed = new PassThroughBody(raw, body, false, false);
+    this.passed = new ClientBody(raw, body, false, { anthropicVersion: clientHeaders.version, anthropicBeta: clientHeaders.beta });
   }
 
-  answerLocally({ res, channel }: DeliveryContext): Delivery | undefined {
-    if (channel.dialect === 'anthropic') return undefined;
+  answerLocally(context: DeliveryContext): Delivery | undefined {
+    if (servedNatively('count_tokens', context)) return undefined;
+    const { res } = context;
     sendJson(res, 200, { input_tokens: countPromptTokens(messagesPromptPieces(this.body)) });
     return { ...NOT_CHARGED, firstByteMs: null };
   }
 
-  /** Only Anthropic channels are asked (see answerLocally). */
-  upstreamRequest(channel: ChannelRecord, upstreamModel: string) {
-    return anthropicPost(channel, '/v1/messages/count_tokens', this.passed.for(upstreamModel), this.clientHeaders);
+  /** Only channels that count natively are asked (see answerLocally). */
+  upstreamRequest(channel: ChannelRecord, upstreamModel: string, provider: Provider): UpstreamCall {
+    const native = provider.native('count_tokens', channel, upstreamModel);
+    if (!native) throw new Error(`channel ${channel.id} cannot count tokens`);
+    return native(this.passed);
   }
 
   /** The channel's `{input_tokens}` as it is (checked to be a JSON object). */

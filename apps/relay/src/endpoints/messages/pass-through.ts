@@ -1,14 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { AppError } from '@modelgate/errors';
-import { CHANNEL_TYPE, CHANNEL_TYPES } from '@modelgate/schemas';
 import type { ChannelRecord } from '../../features/channels/channel-cache';
 import { type BilledStreamDialect, billedUsageOf, eventObjectOf, reportedStreamError } from '../../features/relay/event-stream';
 import type { Delivery, DeliveryContext } from '../../features/relay/relay-call';
 import { answerObjectOf, readBody, type UpstreamResponse } from '../../features/upstream/client';
-import type { SseEvent } from '../../features/upstream/sse';
-import type { ChatUsage } from '../../providers/chat';
-import { isJsonObject, jsonObjectIn, objectOf } from '../../providers/json';
-import type { UpstreamCall } from '../../providers/provider';
+import type { SseEvent } from '../../core/provider';
+import type { ChatUsage } from '../../core/chat';
+import { isJsonObject, jsonObjectIn, objectOf } from '../../core/json';
 import {
   type AnthropicUsage,
   MESSAGE_DELTA_USAGE,
@@ -18,7 +16,6 @@ import {
 } from '../../providers/anthropic/usage';
 import { anthropicErrorEvent } from '../../providers/anthropic/client-stream';
 import { anthropicStreamErrorStatus } from '../../providers/anthropic/errors';
-import { jsonPost } from '../../providers/upstream-call';
 
 /** The protocol headers of a Messages client that an Anthropic channel receives (docs/api.md 2.9). */
 export interface AnthropicClientHeaders {
@@ -30,17 +27,6 @@ export function anthropicClientHeadersOf(headers: IncomingHttpHeaders): Anthropi
   const version = headers['anthropic-version'];
   const beta = headers['anthropic-beta'];
   return { version: typeof version === 'string' && version ? version : undefined, beta: typeof beta === 'string' && beta ? beta : undefined };
-}
-
-/**
- * A POST to an Anthropic channel: its key, and the client's `anthropic-version` (else the relay's,
- * ANTHROPIC_VERSION) and `anthropic-beta`, so the channel answers the API the client speaks.
- */
-export function anthropicPost(channel: ChannelRecord, path: string, body: Buffer | string, client: AnthropicClientHeaders): UpstreamCall {
-  const call = jsonPost(CHANNEL_TYPES[CHANNEL_TYPE.anthropic], channel, path, body);
-  if (client.version) call.headers['anthropic-version'] = client.version;
-  if (client.beta) call.headers['anthropic-beta'] = client.beta;
-  return call;
 }
 
 /** The model the client asked for when the channel renames it (what the client must see), else undefined. */

@@ -2,7 +2,7 @@ import { parseOrThrow } from '@modelgate/http';
 import { base64FileTokens, IMAGE_TOKENS } from '../chat-completions/request';
 import { parseJsonObject } from '../../features/relay/json-body';
 import type { PromptPieces } from '../../features/relay/tokens';
-import { isJsonObject, objectOf } from '../../providers/json';
+import { isJsonObject, objectOf } from '../../core/json';
 import { type CountTokensBody, type MessagesBody, countTokensSchema, messagesSchema } from '@modelgate/schemas/relay';
 
 export type { CountTokensBody, MessagesBody, MessagesContentBlock, MessagesMessage } from '@modelgate/schemas/relay';

@@ -2,6 +2,8 @@ import type { OfferedTool } from '../../features/billing/pricing';
 import type { ChannelRecord } from '../../features/channels/channel-cache';
 import type { Delivery, DeliveryContext, RelayCall } from '../../features/relay/relay-call';
 import type { UpstreamResponse } from '../../features/upstream/client';
+import type { Provider, UpstreamCall } from '../../core/provider';
+import { servedNatively } from '../native';
 import { chatRequestFromResponses, inResponsesTerms } from '../../providers/openai/responses-request';
 import { chatResponseToResponses } from '../../providers/openai/responses-response';
 import { ResponsesEventEncoder } from '../../providers/openai/responses-stream';
@@ -11,16 +13,8 @@ import { ResponsesPassThrough } from './native';
 import { countResponsesPromptTokens, estimateResponses, type ResponsesBody } from './request';
 
 /**
- * A type-1 channel speaks Responses unless its `settings.responses` is `chat` (OpenAI-compatible
- * servers that only have chat completions); the other types never do (docs/api.md 2.10).
- */
-function speaksResponses(channel: ChannelRecord): boolean {
-  return channel.dialect === 'openai' && channel.settings.responses !== 'chat';
-}
-
-/**
- * `POST /v1/responses` (docs/api.md 2.10) on any channel: passed through to OpenAI-compatible
- * channels that speak it, translated statelessly through the internal chat form for the others
+ * `POST /v1/responses` (docs/api.md 2.10) on any channel: passed through to channels that speak
+ * it (a type-1 channel unless its `settings.responses` is `chat`), translated statelessly through the internal chat form for the others
  * (their chat dialect: Anthropic messages, Gemini contents, OpenAI chat completions).
  */
 export class ResponsesCall implements RelayCall {
@@ -49,17 +43,18 @@ export class ResponsesCall implements RelayCall {
     return countResponsesPromptTokens(this.body);
   }
 
-  upstreamRequest(channel: ChannelRecord, upstreamModel: string) {
-    if (speaksResponses(channel)) return this.pass.upstreamRequest(channel, upstreamModel);
+  upstreamRequest(channel: ChannelRecord, upstreamModel: string, provider: Provider): UpstreamCall {
+    const native = provider.native('responses', channel, upstreamModel);
+    if (native) return native(this.pass.body);
     try {
-      return this.translation.upstreamRequest(channel, upstreamModel);
+      return this.translation.upstreamRequest(channel, upstreamModel, provider);
     } catch (err) {
       throw inResponsesTerms(err);
     }
   }
 
   deliver(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {
-    if (speaksResponses(context.channel)) return this.pass.deliver(upstream, context);
+    if (servedNatively('responses', context)) return this.pass.deliver(upstream, context);
     if (!this.stream) return this.translation.deliverWhole(upstream, context, (response, usage) => chatResponseToResponses(response, this.body, usage));
     return this.translation.deliverStream(upstream, context, new ResponsesEventEncoder({ body: this.body, requestId: this.requestId }));
   }

@@ -1,7 +1,5 @@
 import { AppError } from '@modelgate/errors';
-import { CHANNEL_TYPES } from '@modelgate/schemas';
 import { type OfferedTool, withServerToolCalls } from '../../features/billing/pricing';
-import type { ChannelRecord } from '../../features/channels/channel-cache';
 import {
   type BilledStreamDialect,
   deliverEventStream,
@@ -12,15 +10,13 @@ import {
 import type { Delivery, DeliveryContext } from '../../features/relay/relay-call';
 import { countDeliveredTokens, reportedTokenCount } from '../../features/relay/tokens';
 import { answerObjectOf, readBody, type UpstreamResponse } from '../../features/upstream/client';
-import type { SseEvent } from '../../features/upstream/sse';
-import type { ChatUsage } from '../../providers/chat';
-import { isJsonObject, jsonObjectIn, objectOf } from '../../providers/json';
+import type { SseEvent } from '../../core/provider';
+import type { ChatUsage } from '../../core/chat';
+import { isJsonObject, jsonObjectIn, objectOf } from '../../core/json';
 import { failureMessageOf, usageToResponses } from '../../providers/openai/responses-output';
 import { ResponsesToolCallCounter } from '../../providers/openai/server-tools';
-import type { UpstreamCall } from '../../providers/provider';
-import { nowSeconds } from '../../providers/time';
-import { jsonPost } from '../../providers/upstream-call';
-import { PassThroughBody } from '../openai-pass-through';
+import { nowSeconds } from '../../core/time';
+import { ClientBody } from '../client-body';
 import type { ResponsesBody } from './request';
 
 /**
@@ -76,7 +72,7 @@ const NO_CACHE = { cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
 export class ResponsesPassThrough {
   /** The model the client asked for: what it sees in every answer. */
   readonly model: string;
-  private readonly body: PassThroughBody;
+  readonly body: ClientBody;
 
   constructor(
     body: ResponsesBody,
@@ -89,11 +85,7 @@ export class ResponsesPassThrough {
     readonly serverTools: readonly OfferedTool[],
   ) {
     this.model = body.model;
-    this.body = new PassThroughBody(raw, body, false, false);
-  }
-
-  upstreamRequest(channel: ChannelRecord, upstreamModel: string): UpstreamCall {
-    return jsonPost(CHANNEL_TYPES[channel.type], channel, '/v1/responses', this.body.for(upstreamModel));
+    this.body = new ClientBody(raw, body, stream);
   }
 
   deliver(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {

@@ -1,7 +1,7 @@
 import { parseOrThrow } from '@modelgate/http';
 import { parseJsonObject } from '../../features/relay/json-body';
 import { countPromptTokens, estimatePromptTokens, type PromptPieces } from '../../features/relay/tokens';
-import { isJsonObject } from '../../providers/json';
+import { isJsonObject } from '../../core/json';
 import { base64FileTokens, IMAGE_TOKENS } from '../chat-completions/request';
 import { DEFAULT_MAX_TOKENS } from '../completions/request';
 import { type ResponsesBody, type ResponsesInputItem, responsesSchema } from '@modelgate/schemas/relay';

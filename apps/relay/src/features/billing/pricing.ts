@@ -1,6 +1,6 @@
 import { AppError } from '@modelgate/errors';
 import { type OptionValues, type Price, pricedAt, ratiosOf } from '@modelgate/schemas';
-import type { ChatUsage, ServerToolCalls } from '../../providers/chat';
+import type { ChatUsage, ServerToolCalls } from '../../core/chat';
 
 /** Token counts as charged: `promptTokens` includes the cached and cache-write ones (docs/api.md 2.6). */
 export interface ChargedTokens {

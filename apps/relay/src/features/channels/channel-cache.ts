@@ -13,19 +13,16 @@ import {
   type ProviderDialect,
   type RelaySurface,
 } from '@modelgate/schemas';
+import type { Provider, UpstreamTarget } from '../../core/provider';
 import type { ChannelRepository, ChannelRow } from './repository';
 
-export interface ChannelRecord {
-  id: number;
+export interface ChannelRecord extends UpstreamTarget {
   name: string;
   type: ChannelType;
   /** The wire dialect of its upstream (docs/api.md 2.6). */
   dialect: ProviderDialect;
-  /** The upstream key, decrypted once at load. */
-  key: string;
-  origin: string;
-  /** Path of the base URL without trailing slash ('' for a bare host). */
-  pathPrefix: string;
+  /** What talks to its upstream. */
+  provider: Provider;
   priority: number;
   weight: number;
   modelMapping: ReadonlyMap<string, string>;
@@ -33,8 +30,6 @@ export interface ChannelRecord {
   autoBan: boolean;
   models: string[];
   groups: string[];
-  /** The type's settings (docs/api.md 3.3). */
-  settings: ChannelSettings;
 }
 
 /** What the metrics show of a channel. */
@@ -135,6 +130,8 @@ export class ChannelCache {
     private readonly cryptoSecret: string,
     private readonly cooldownMs: number,
     private readonly logger: Logger,
+    /** The registry: the provider of a channel type, undefined for a type this relay does not know. */
+    private readonly providerOf: (type: ChannelType) => Provider | undefined,
   ) {}
 
   async reload(): Promise<void> {
@@ -144,7 +141,11 @@ export class ChannelCache {
   }
 
   private toRecord(row: ChannelRow): ChannelRecord | null {
-    if (!isChannelType(row.type)) return null;
+    const provider = isChannelType(row.type) ? this.providerOf(row.type) : undefined;
+    if (!isChannelType(row.type) || !provider) {
+      this.logger.warn({ channelId: row.id, type: row.type }, 'channel skipped: this relay has no provider for its type');
+      return null;
+    }
     let key: string;
     let url: URL;
     try {
@@ -160,6 +161,7 @@ export class ChannelCache {
       name: row.name,
       type: row.type,
       dialect: CHANNEL_TYPES[row.type].dialect,
+      provider,
       key,
       origin: url.origin,
       pathPrefix: url.pathname.replace(/\/+$/, ''),
@@ -179,7 +181,9 @@ export class ChannelCache {
     for (const channel of this.channels) {
       for (const group of channel.groups) {
         for (const model of channel.models) {
-          for (const surface of CHANNEL_TYPES[channel.type].surfaces) {
+          const upstreamModel = channel.modelMapping.get(model) ?? model;
+          const surfaces = channel.provider.surfacesFor?.(channel, upstreamModel) ?? channel.provider.facts.surfaces;
+          for (const surface of surfaces) {
             const key = routeKey(surface, group, model);
             const list = byRoute.get(key);
             if (list) list.push(channel);

@@ -20,7 +20,7 @@ const UPSTREAM_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 
  * Why an upstream attempt failed: how the connection failed, `http_<status>` for a non-2xx answer,
  * or `stream_error` / `stream_timeout` for a stream that broke after the client got its first byte.
  */
-export type UpstreamErrorReason = Exclude<UpstreamFailureKind, 'aborted'> | `http_${number}` | 'stream_error' | 'stream_timeout';
+export type UpstreamErrorReason = Exclude<UpstreamFailureKind, 'aborted'> | `http_${number}` | 'stream_error' | 'stream_timeout' | 'credential_refused';
 
 /** The series of one (channel, model) pair, bound once: observing costs no label lookup. */
 export class UpstreamSeries {

@@ -1,9 +1,10 @@
 import { AppError } from '@modelgate/errors';
 import { drainedOrClosed } from '@modelgate/http';
 import { classifyUpstreamError, UpstreamFailure, type UpstreamResponse } from '../upstream/client';
-import { type SseEvent, SseParser } from '../upstream/sse';
-import type { ChatUsage } from '../../providers/chat';
-import { jsonObjectIn, objectOf } from '../../providers/json';
+import type { SseEvent } from '../../core/provider';
+import { SseParser } from '../upstream/sse';
+import type { ChatUsage } from '../../core/chat';
+import { jsonObjectIn, objectOf } from '../../core/json';
 import type { Delivery, DeliveryContext } from './relay-call';
 import { countDeliveredTokens } from './tokens';
 import { maskUpstreamText } from './upstream-errors';
@@ -121,7 +122,7 @@ function failureOf(err: unknown): AppError {
 }
 
 /**
- * Relays an upstream SSE body event by event. The client's response starts with the first event,
+ * Relays an upstream event stream (SSE, or the provider's framing) event by event. The client's response starts with the first event,
  * so a failure before it is thrown (and may be retried on another channel); after it, failures end
  * the stream with the dialect's error event. Either way an upstream's words are masked (docs/api.md
  * 1.3). While the client cannot take more, the upstream body is paused, so a slow reader slows the
@@ -129,13 +130,13 @@ function failureOf(err: unknown): AppError {
  */
 export function relayEventStream(
   upstream: UpstreamResponse,
-  { res, signal, startedAt, channel }: DeliveryContext,
+  { res, signal, startedAt, channel, framing }: DeliveryContext,
   dialect: StreamDialect,
 ): Promise<StreamResult> {
   const body = upstream.body;
   // The relay pipeline reads an upstream answer whole only when the call is not a stream.
   if (Buffer.isBuffer(body)) return Promise.reject(new Error('a whole upstream answer cannot be relayed as a stream'));
-  const parser = new SseParser();
+  const parser = framing?.() ?? new SseParser();
   const result: StreamResult = { firstByteMs: null, clientAborted: false, failure: undefined };
 
   return new Promise<StreamResult>((resolve, reject) => {

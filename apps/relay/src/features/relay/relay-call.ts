@@ -4,7 +4,8 @@ import type { RelaySurface } from '@modelgate/schemas';
 import type { ChannelRecord } from '../channels/channel-cache';
 import type { UpstreamResponse } from '../upstream/client';
 import type { CallerSignal } from '../upstream/caller-signal';
-import type { ChatUsage } from '../../providers/chat';
+import type { ChatUsage } from '../../core/chat';
+import type { Provider, StreamFraming, UpstreamCall } from '../../core/provider';
 import type { OfferedTool } from '../billing/pricing';
 
 /** What reached the client, and what it is billed for (docs/api.md 2.11: every count the charge uses). */
@@ -36,6 +37,12 @@ export interface DeliveryContext {
   signal: CallerSignal;
   startedAt: number;
   channel: ChannelRecord;
+  /** The model the channel was asked for (after its mapping). */
+  upstreamModel: string;
+  /** The channel's provider: reads the answer when the client's dialect is not the channel's. */
+  provider: Provider;
+  /** How the upstream frames a streamed answer (UpstreamCall.framing); server-sent events when absent. */
+  framing?: () => StreamFraming;
 }
 
 /**
@@ -48,11 +55,8 @@ export interface ChannelCall {
   /** The model the client asked for (prices, allow-lists, routing, what the client sees). */
   model: string;
   stream: boolean;
-  upstreamRequest(channel: ChannelRecord, upstreamModel: string): {
-    path: string;
-    headers: Record<string, string>;
-    body: Buffer | string;
-  };
+  /** The request for one channel, built with its provider (passed through or translated). */
+  upstreamRequest(channel: ChannelRecord, upstreamModel: string, provider: Provider): UpstreamCall;
   /**
    * Sends a 2xx upstream answer to the client. Throws UpstreamFailure only before the client got
    * any byte (the pipeline may then try another channel).

@@ -1,5 +1,7 @@
 import { AppError } from '@modelgate/errors';
+import { CredentialRefused, type Provider } from '../../core/provider';
 import { describeError } from '@modelgate/http';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from '@modelgate/logger';
 import { type CacheInvalidation, type Price, priceAtTier, tierOf } from '@modelgate/schemas';
 import type { BalanceMirror, BillingAccount } from '../billing/balances';
@@ -14,7 +16,6 @@ import { CallerSignal } from '../upstream/caller-signal';
 import { readBody, UpstreamFailure, type UpstreamClient } from '../upstream/client';
 import type { CallerRequest, CallerResponse, ChannelCall, Delivery, RelayCall } from './relay-call';
 import { maskUpstreamText, UpstreamExhaustedError, UpstreamHttpError } from './upstream-errors';
-import { providerFor } from '../../providers/registry';
 
 /** The client disconnected: nothing more is sent, nothing is charged. */
 export class ClientGone extends Error {
@@ -128,10 +129,14 @@ export class RelayService {
       previous?.retries.inc();
       const series = this.deps.metrics.upstream(channel.id, call.model);
       previous = series;
-      const local = call.answerLocally?.({ res, signal, startedAt, channel });
+      const { provider } = channel;
+      const upstreamModel = channel.modelMapping.get(call.model) ?? call.model;
+      const local = call.answerLocally?.({ res, signal, startedAt, channel, upstreamModel, provider });
       if (local) return { channel, series, delivery: local };
-      const request = call.upstreamRequest(channel, channel.modelMapping.get(call.model) ?? call.model);
       try {
+        const request = call.upstreamRequest(channel, upstreamModel, provider);
+        if (provider.authorize) await provider.authorize(channel, request);
+        const context = { res, signal, startedAt, channel, upstreamModel, provider, framing: request.framing };
         const sentAt = performance.now();
         const sent = { origin: channel.origin, path: request.path, headers: request.headers, body: request.body, signal };
         const upstream = call.stream ? await this.deps.upstream.post(sent) : await this.deps.upstream.postWhole(sent);
@@ -139,19 +144,24 @@ export class RelayService {
         if (upstream.statusCode < 200 || upstream.statusCode >= 300) {
           series.error(`http_${upstream.statusCode}`);
           const body = await readBody(upstream, signal, this.deps.upstream.maxBodyBytes).catch(() => EMPTY);
-          lastError = await this.rejected(channel, upstream.statusCode, body, signal, trace);
+          lastError = await this.rejected(channel, provider, upstream.statusCode, upstream.headers, body, signal, trace);
           continue;
         }
         // For the access log (debug level): the channel that served the call.
         res.locals.channelId = channel.id;
-        if (!call.stream) return { channel, series, delivery: await call.deliver(upstream, { res, signal, startedAt, channel }) };
+        if (!call.stream) return { channel, series, delivery: await call.deliver(upstream, context) };
         this.deps.metrics.streamStarted();
         try {
-          return { channel, series, delivery: await call.deliver(upstream, { res, signal, startedAt, channel }) };
+          return { channel, series, delivery: await call.deliver(upstream, context) };
         } finally {
           this.deps.metrics.streamEnded();
         }
       } catch (err) {
+        if (err instanceof CredentialRefused) {
+          series.error('credential_refused');
+          lastError = await this.credentialRefused(channel, provider, err, trace);
+          continue;
+        }
         if (!(err instanceof UpstreamFailure)) throw err;
         if (err.kind === 'aborted' || signal.aborted) throw new ClientGone();
         series.error(err.kind);
@@ -168,11 +178,18 @@ export class RelayService {
    * A non-2xx answer: disables the channel when it is unusable (auto_ban), cools it down on a
    * transient failure and returns the error to retry with; throws what must reach the client as is.
    */
-  private async rejected(channel: ChannelRecord, status: number, body: Buffer, signal: CallerSignal, trace: CallTrace): Promise<Error> {
+  private async rejected(
+    channel: ChannelRecord,
+    provider: Provider,
+    status: number,
+    headers: IncomingHttpHeaders,
+    body: Buffer,
+    signal: CallerSignal,
+    trace: CallTrace,
+  ): Promise<Error> {
     if (signal.aborted) throw new ClientGone();
     this.deps.logger.warn({ ...trace, channelId: channel.id, status }, 'upstream answered with an error');
-    const provider = providerFor(channel);
-    const error = provider.errorOf(body);
+    const error = provider.errorOf(body, headers);
     const reason = provider.disablingReason(status, error);
     if (reason && channel.autoBan) await this.disable(channel, reason, error?.message, trace);
     const relayed = new UpstreamHttpError(status, error, channel);
@@ -188,6 +205,17 @@ export class RelayService {
     if (status >= 400 && status < 500 && status !== 429) throw relayed;
     this.deps.channels.coolDown(channel.id);
     return status === 429 ? relayed : new UpstreamExhaustedError(relayed);
+  }
+
+  /**
+   * The credential was refused before the request went out (a token exchange): the channel cannot
+   * be used, as after an upstream 401 (docs/api.md 2.4, 2.12); another channel may serve the call.
+   */
+  private async credentialRefused(channel: ChannelRecord, provider: Provider, refusal: CredentialRefused, trace: CallTrace): Promise<Error> {
+    const reason = provider.disablingReason(401, { message: refusal.message });
+    if (reason && channel.autoBan) await this.disable(channel, reason, refusal.message, trace);
+    else this.deps.channels.coolDown(channel.id);
+    return new UpstreamHttpError(401, { message: refusal.message }, channel);
   }
 
   /** auto_ban: status 3 with reason and time in the database, out of routing here and (via pub/sub) everywhere. */

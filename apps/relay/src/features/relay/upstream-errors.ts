@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { AppError, anthropicErrorType, type ErrorDialect, grpcStatusName } from '@modelgate/errors';
 import { sendJson } from '@modelgate/http';
 import type { ChannelRecord } from '../channels/channel-cache';
-import type { UpstreamError } from '../../providers/provider';
+import type { UpstreamError } from '../../core/provider';
 
 const URL_PATTERN = /\bhttps?:\/\/[^\s"'<>]+/gi;
 const KEY_PATTERNS = [/\bsk-[A-Za-z0-9_-]{6,}/g, /\bAIza[0-9A-Za-z_-]{20,}/g, /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi];

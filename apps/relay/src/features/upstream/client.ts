@@ -1,5 +1,6 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, type Dispatcher } from 'undici';
-import { isJsonObject } from '../../providers/json';
+import { isJsonObject } from '../../core/json';
 import type { CallerSignal } from './caller-signal';
 
 export interface UpstreamTimeouts {
@@ -24,6 +25,7 @@ export type StreamedUpstreamResponse = Dispatcher.ResponseData;
 /** An upstream answer read in full before anything looks at it (whole answers). */
 export interface WholeUpstreamResponse {
   statusCode: number;
+  headers: IncomingHttpHeaders;
   body: Buffer;
 }
 
@@ -138,6 +140,7 @@ class WholeAnswerHandler implements Dispatcher.DispatchHandler {
   private statusCode = 0;
   private readonly chunks: Buffer[] = [];
   private bytes = 0;
+  private headers: IncomingHttpHeaders = {};
   private controller: Dispatcher.DispatchController | undefined;
   private settled = false;
   private readonly onAbort = () => this.controller?.abort(CLIENT_GONE);
@@ -160,6 +163,7 @@ class WholeAnswerHandler implements Dispatcher.DispatchHandler {
     // 1xx answers (100 Continue) come before the real one.
     if (statusCode < 200) return;
     this.statusCode = statusCode;
+    this.headers = headers;
     if (Number(headers['content-length']) > this.maxBytes) this.tooLarge(controller);
   }
 
@@ -172,7 +176,7 @@ class WholeAnswerHandler implements Dispatcher.DispatchHandler {
   onResponseEnd(): void {
     if (this.finish()) return;
     const [only] = this.chunks;
-    this.resolve({ statusCode: this.statusCode, body: only && this.chunks.length === 1 ? only : Buffer.concat(this.chunks) });
+    this.resolve({ statusCode: this.statusCode, headers: this.headers, body: only && this.chunks.length === 1 ? only : Buffer.concat(this.chunks) });
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {

@@ -1,14 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
+import type { SseEvent, StreamFraming } from '../../core/provider';
 import { UpstreamFailure } from './client';
-
-export interface SseEvent {
-  /** The event as received, separator included: what a pass-through writes. */
-  raw: string;
-  /** The `data:` lines joined with "\n", or null for an event without data (comments, keep-alives). */
-  data: string | null;
-  /** The `event:` line's value (Anthropic and Responses name every event), or null. */
-  event: string | null;
-}
 
 /** Largest event the relay holds while waiting for its end (docs/api.md 3.7). */
 export const MAX_EVENT_BYTES = 16 * 1024 * 1024;
@@ -31,7 +23,7 @@ const isLineEnd = (code: number) => code === LF || code === CR;
  * so an event in many chunks costs time linear in its size. An event growing past MAX_EVENT_BYTES
  * is an UpstreamFailure.
  */
-export class SseParser {
+export class SseParser implements StreamFraming {
   private readonly decoder = new StringDecoder('utf8');
   /** The text of the event in progress, as received. */
   private pending: string[] = [];

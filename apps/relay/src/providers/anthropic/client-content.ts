@@ -1,7 +1,7 @@
 import { AppError } from '@modelgate/errors';
 import type { MessagesMessage } from '../../endpoints/messages/request';
-import type { ChatMessage, ContentPart, ImageSource, InlineImageSource, PartExtras } from '../chat';
-import { isJsonObject } from '../json';
+import type { ChatMessage, ContentPart, ImageSource, InlineImageSource, PartExtras } from '../../core/chat';
+import { isJsonObject } from '../../core/json';
 
 /*
  * Anthropic content blocks read into internal parts, for a channel of another dialect (docs/api.md

@@ -1,6 +1,6 @@
 import type { CountTokensBody, MessagesBody } from '../../endpoints/messages/request';
-import type { ChatRequest, ContentPart, ReasoningRequest, ResponseFormat, ToolChoice, ToolDefinition } from '../chat';
-import { isJsonObject } from '../json';
+import type { ChatRequest, ContentPart, ReasoningRequest, ResponseFormat, ToolChoice, ToolDefinition } from '../../core/chat';
+import { isJsonObject } from '../../core/json';
 import { extrasOf, invalidAt, textPartOf, turnsOf } from './client-content';
 
 type Body = CountTokensBody & Partial<MessagesBody>;

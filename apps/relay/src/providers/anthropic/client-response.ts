@@ -1,5 +1,5 @@
-import type { ChatResponse, ChatUsage, ContentPart } from '../chat';
-import { jsonObjectIn } from '../json';
+import type { ChatResponse, ChatUsage, ContentPart } from '../../core/chat';
+import { jsonObjectIn } from '../../core/json';
 import { stopReasonOf } from './stop-reasons';
 import { anthropicUsageOf } from './usage';
 import type { AnswerBlock, AnswerMessage, MessageUsage } from './wire';

@@ -1,6 +1,6 @@
 import { type AppError, toAnthropic } from '@modelgate/errors';
 import type { ChatStreamEncoder } from '../../endpoints/translated';
-import type { ChatStreamEvent, ChatUsage, FinishReason } from '../chat';
+import type { ChatStreamEvent, ChatUsage, FinishReason } from '../../core/chat';
 import { anthropicMessage, anthropicMessageId } from './client-response';
 import { stopReasonOf } from './stop-reasons';
 import { anthropicUsageOf } from './usage';

@@ -1,8 +1,8 @@
-import { dataUrlContent } from '../media';
-import { toolArgumentsOf } from '../json';
+import { dataUrlContent } from '../../core/media';
+import { toolArgumentsOf } from '../../core/json';
 import { alternatingTurns } from '../turns';
 import { AppError } from '@modelgate/errors';
-import type { ChatMessage, ContentPart, ImageSource, InlineImageSource, PartExtras } from '../chat';
+import type { ChatMessage, ContentPart, ImageSource, InlineImageSource, PartExtras } from '../../core/chat';
 import { type MediaSource, type MessageParam, type RequestBlock } from './wire';
 
 const HTTP_URL = /^https?:\/\//i;

@@ -1,5 +1,5 @@
-import { isJsonObject, jsonObjectIn } from '../json';
-import type { UpstreamError } from '../provider';
+import { isJsonObject, jsonObjectIn } from '../../core/json';
+import type { UpstreamError } from '../../core/provider';
 
 /**
  * Anthropic's error types as the OpenAI error table's (docs/api.md 1.3), for answers in OpenAI's

@@ -1,5 +1,5 @@
 import { CHANNEL_TYPE, CHANNEL_TYPES } from '@modelgate/schemas';
-import type { Provider } from '../provider';
+import type { Provider, UpstreamTarget } from '../../core/provider';
 import { jsonPost } from '../upstream-call';
 import { anthropicDisablingReason, anthropicErrorOf } from './errors';
 import { messagesRequestOf } from './request';
@@ -8,12 +8,30 @@ import { anthropicStreamDecoder } from './stream';
 
 const facts = CHANNEL_TYPES[CHANNEL_TYPE.anthropic];
 
-/** Channel type 14: Anthropic's Messages API (docs/api.md 2.6). It has no embeddings. */
+const NATIVE_PATHS = { messages: '/v1/messages', count_tokens: '/v1/messages/count_tokens' } as const;
+
+/**
+ * Channel type 14: Anthropic's Messages API (docs/api.md 2.6, 2.9). Messages and count_tokens pass
+ * through with the client's `anthropic-version` (else the relay's) and `anthropic-beta`, so the
+ * channel answers the API the client speaks; chat is translated. It has no embeddings.
+ */
 export const anthropicProvider: Provider = {
   facts,
-  chatRequest: (channel, upstreamModel, request) => jsonPost(facts, channel, '/v1/messages', JSON.stringify(messagesRequestOf(upstreamModel, request))),
-  chatResponse: chatResponseOf,
-  chatStream: anthropicStreamDecoder,
+  native(operation, channel, upstreamModel) {
+    if (operation !== 'messages' && operation !== 'count_tokens') return undefined;
+    const path = NATIVE_PATHS[operation];
+    return (client) => {
+      const call = jsonPost(facts, channel, path, client.bodyFor(upstreamModel));
+      if (client.anthropicVersion) call.headers['anthropic-version'] = client.anthropicVersion;
+      if (client.anthropicBeta) call.headers['anthropic-beta'] = client.anthropicBeta;
+      return call;
+    };
+  },
+  chat: (channel: UpstreamTarget, upstreamModel: string) => ({
+    request: (request) => jsonPost(facts, channel, '/v1/messages', JSON.stringify(messagesRequestOf(upstreamModel, request))),
+    response: chatResponseOf,
+    stream: anthropicStreamDecoder,
+  }),
   errorOf: anthropicErrorOf,
   disablingReason: anthropicDisablingReason,
 };

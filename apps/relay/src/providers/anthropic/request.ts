@@ -1,5 +1,5 @@
 import { AppError } from '@modelgate/errors';
-import type { ChatRequest, ReasoningRequest, ToolChoice, ToolDefinition } from '../chat';
+import type { ChatRequest, ReasoningRequest, ToolChoice, ToolDefinition } from '../../core/chat';
 import { messagesOf, systemOf } from './content';
 import type { MessageParam, MessagesRequestBody, ToolChoiceParam } from './wire';
 

@@ -1,7 +1,7 @@
-import { isJsonObject } from '../json';
+import { isJsonObject } from '../../core/json';
 import { UpstreamFailure } from '../../features/upstream/client';
-import type { ChatResponse, ContentPart } from '../chat';
-import { nowSeconds } from '../time';
+import type { ChatResponse, ContentPart } from '../../core/chat';
+import { nowSeconds } from '../../core/time';
 import { finishReasonOf } from './stop-reasons';
 import { chatUsageOf } from './usage';
 

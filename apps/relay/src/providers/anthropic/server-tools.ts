@@ -1,7 +1,7 @@
 import type { OfferedTool } from '../../features/billing/pricing';
 import { reportedTokenCount } from '../../features/relay/tokens';
-import type { ServerToolCalls } from '../chat';
-import { isJsonObject } from '../json';
+import type { ServerToolCalls } from '../../core/chat';
+import { isJsonObject } from '../../core/json';
 
 /**
  * Typed Anthropic tools the client runs itself (`bash_20250124`, `text_editor_*`, `computer_*`,

@@ -1,4 +1,4 @@
-import type { FinishReason } from '../chat';
+import type { FinishReason } from '../../core/chat';
 
 /** Each internal finish reason as the Anthropic stop reason a client of the Messages API gets (docs/api.md 2.6). */
 const STOP_REASONS: Record<FinishReason, string> = {

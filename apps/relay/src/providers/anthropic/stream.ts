@@ -1,9 +1,9 @@
-import { isJsonObject } from '../json';
+import { isJsonObject } from '../../core/json';
 import { eventObjectOf, malformedEvent, reportedStreamError } from '../../features/relay/event-stream';
-import type { SseEvent } from '../../features/upstream/sse';
-import type { ChatStreamEvent } from '../chat';
-import type { ChatStreamDecoder } from '../provider';
-import { nowSeconds } from '../time';
+import type { SseEvent } from '../../core/provider';
+import type { ChatStreamEvent } from '../../core/chat';
+import type { ChatStreamDecoder } from '../../core/provider';
+import { nowSeconds } from '../../core/time';
 import { finishReasonOf } from './stop-reasons';
 import { type AnthropicUsage, mergeReportedUsage, MESSAGE_DELTA_USAGE, MESSAGE_START_USAGE, partialUsageOf } from './usage';
 

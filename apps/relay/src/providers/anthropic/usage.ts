@@ -1,6 +1,6 @@
-import { isJsonObject } from '../json';
+import { isJsonObject } from '../../core/json';
 import { reportedTokenCount, reportedTokenSum } from '../../features/relay/tokens';
-import type { ChatUsage } from '../chat';
+import type { ChatUsage } from '../../core/chat';
 import { serverToolCallsOf } from './server-tools';
 import type { MessageUsage } from './wire';
 

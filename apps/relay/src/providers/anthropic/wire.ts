@@ -3,7 +3,7 @@
  * answers to its own Messages clients) and reads (answers, stream events, errors), as the official
  * SDK types them.
  */
-import type { PartExtras } from '../chat';
+import type { PartExtras } from '../../core/chat';
 
 /** `{type: 'base64' | 'url' | 'text', ...}`: where an image or document comes from. */
 export type MediaSource =

@@ -1,5 +1,5 @@
 import { CHANNEL_TYPE, CHANNEL_TYPES } from '@modelgate/schemas';
-import type { UpstreamCall, UpstreamTarget } from '../provider';
+import type { UpstreamCall, UpstreamTarget } from '../../core/provider';
 import { jsonPost } from '../upstream-call';
 
 export const GEMINI_FACTS = CHANNEL_TYPES[CHANNEL_TYPE.gemini];

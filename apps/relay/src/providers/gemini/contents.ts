@@ -1,7 +1,7 @@
-import { isJsonObject, toolArgumentsOf } from '../json';
+import { isJsonObject, toolArgumentsOf } from '../../core/json';
 import { alternatingTurns } from '../turns';
 import { AppError } from '@modelgate/errors';
-import type { ChatMessage, ContentPart } from '../chat';
+import type { ChatMessage, ContentPart } from '../../core/chat';
 import { DEFAULT_FILE_MIME, DEFAULT_IMAGE_MIME, mediaPart } from './media';
 import { type GeminiContent, type GeminiPart } from './wire';
 

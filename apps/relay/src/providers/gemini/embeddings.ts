@@ -1,9 +1,9 @@
-import { isJsonObject } from '../json';
+import { isJsonObject } from '../../core/json';
 import { AppError } from '@modelgate/errors';
 import { reportedTokenCount } from '../../features/relay/tokens';
 import { UpstreamFailure } from '../../features/upstream/client';
-import type { EmbeddingRequest, EmbeddingResponse } from '../chat';
-import type { UpstreamCall, UpstreamTarget } from '../provider';
+import type { EmbeddingRequest, EmbeddingResponse } from '../../core/chat';
+import type { UpstreamCall, UpstreamTarget } from '../../core/provider';
 import { geminiCall } from './call';
 
 /** `batchEmbedContents`: one request per input, in input order (docs/api.md 2.8). */

@@ -1,6 +1,6 @@
 import { grpcStatusName } from '@modelgate/errors';
 import { upstreamErrorOf } from '../../features/relay/upstream-errors';
-import type { UpstreamError } from '../provider';
+import type { UpstreamError } from '../../core/provider';
 
 /** The OpenAI error type (docs/api.md 1.3) of each gRPC status Google answers with. */
 const OPENAI_TYPE_BY_STATUS: Record<string, string> = {

@@ -1,17 +1,28 @@
-import type { Provider } from '../provider';
-import { GEMINI_FACTS } from './call';
+import type { Provider } from '../../core/provider';
+import { generateContentMethod, geminiMethodPath, GEMINI_FACTS } from './call';
 import { embeddingsRequest, embeddingsResponse } from './embeddings';
 import { disablingReason, errorOf } from './errors';
 import { chatRequest } from './request';
 import { chatResponse } from './response';
 import { GeminiStreamDecoder } from './stream';
+import { jsonPost } from '../upstream-call';
 
-/** Channel type 24 (docs/api.md 2.6): chat through translation, embeddings via batchEmbedContents. */
+/**
+ * Channel type 24 (docs/api.md 2.3, 2.6): generateContent passes through (the client's body
+ * byte-for-byte, TTS `speechConfig` included; only the channel's key is added); chat is translated,
+ * embeddings go through batchEmbedContents.
+ */
 export const geminiProvider: Provider = {
   facts: GEMINI_FACTS,
-  chatRequest,
-  chatResponse,
-  chatStream: () => new GeminiStreamDecoder(),
+  native(operation, channel, upstreamModel) {
+    if (operation !== 'gemini') return undefined;
+    return (client) => jsonPost(GEMINI_FACTS, channel, geminiMethodPath(upstreamModel, generateContentMethod(client.stream)), client.bodyFor(upstreamModel));
+  },
+  chat: (channel, upstreamModel) => ({
+    request: (request) => chatRequest(channel, upstreamModel, request),
+    response: chatResponse,
+    stream: () => new GeminiStreamDecoder(),
+  }),
   embeddings: { request: embeddingsRequest, response: embeddingsResponse },
   errorOf,
   disablingReason,

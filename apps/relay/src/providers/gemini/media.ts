@@ -1,6 +1,6 @@
-import { dataUrlContent } from '../media';
+import { dataUrlContent } from '../../core/media';
 import { AppError } from '@modelgate/errors';
-import type { ImageSource, InlineImageSource } from '../chat';
+import type { ImageSource, InlineImageSource } from '../../core/chat';
 import type { GeminiPart } from './wire';
 
 /** What Gemini is told a linked file is, by its extension (it does not sniff `fileUri` itself). */

@@ -1,5 +1,5 @@
-import { isJsonObject } from '../json';
-import type { FinishReason } from '../chat';
+import { isJsonObject } from '../../core/json';
+import type { FinishReason } from '../../core/chat';
 
 /** One step of a candidate's output, as the answer and the stream both read it. */
 export type OutputPiece =

@@ -1,5 +1,5 @@
-import type { ChatRequest, ReasoningRequest, ToolChoice, ToolDefinition } from '../chat';
-import type { UpstreamCall, UpstreamTarget } from '../provider';
+import type { ChatRequest, ReasoningRequest, ToolChoice, ToolDefinition } from '../../core/chat';
+import type { UpstreamCall, UpstreamTarget } from '../../core/provider';
 import { generateContentMethod, geminiCall } from './call';
 import { contentsOf, systemInstructionOf } from './contents';
 

@@ -1,8 +1,8 @@
-import { isJsonObject } from '../json';
+import { isJsonObject } from '../../core/json';
 import { randomUUID } from 'node:crypto';
 import { UpstreamFailure } from '../../features/upstream/client';
-import type { ChatChoice, ChatResponse, ContentPart } from '../chat';
-import { nowSeconds } from '../time';
+import type { ChatChoice, ChatResponse, ContentPart } from '../../core/chat';
+import { nowSeconds } from '../../core/time';
 import { candidatesOf, finishReasonOf, generatedCallId, type OutputPiece, promptBlocked, responseIdOf } from './output';
 import { usageOf } from './usage';
 

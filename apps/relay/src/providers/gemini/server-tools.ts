@@ -1,6 +1,6 @@
 import type { OfferedTool } from '../../features/billing/pricing';
-import type { ServerToolCalls } from '../chat';
-import { isJsonObject } from '../json';
+import type { ServerToolCalls } from '../../core/chat';
+import { isJsonObject } from '../../core/json';
 
 /** Gemini tool fields the client runs itself: function declarations and computer use. */
 const CLIENT_TOOL_FIELDS: ReadonlySet<string> = new Set(['functionDeclarations', 'computerUse']);

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { eventObjectOf, malformedEvent, reportedStreamError } from '../../features/relay/event-stream';
-import type { SseEvent } from '../../features/upstream/sse';
-import type { ChatStreamEvent } from '../chat';
-import type { ChatStreamDecoder } from '../provider';
-import { nowSeconds } from '../time';
+import type { SseEvent } from '../../core/provider';
+import type { ChatStreamEvent } from '../../core/chat';
+import type { ChatStreamDecoder } from '../../core/provider';
+import { nowSeconds } from '../../core/time';
 import { candidatesOf, finishReasonOf, generatedCallId, type OutputPiece, promptBlocked, responseIdOf } from './output';
 import { usageOf } from './usage';
 

@@ -1,6 +1,6 @@
-import { isJsonObject } from '../json';
+import { isJsonObject } from '../../core/json';
 import { reportedTokenCount, reportedTokenSum } from '../../features/relay/tokens';
-import type { ChatUsage } from '../chat';
+import type { ChatUsage } from '../../core/chat';
 
 /**
  * Gemini's `usageMetadata` as billed (docs/api.md 2.6): tool-use prompt tokens are prompt tokens,

@@ -1,4 +1,4 @@
-import { dataUrlContent } from '../media';
+import { dataUrlContent } from '../../core/media';
 import type { ChatCompletionBody, ChatCompletionMessage } from '../../endpoints/chat-completions/request';
 import type {
   ChatMessage,
@@ -10,7 +10,7 @@ import type {
   ResponseFormat,
   ToolChoice,
   ToolDefinition,
-} from '../chat';
+} from '../../core/chat';
 import { assistantMessageToOpenAI } from './chat-response';
 
 type Source = ImageSource | InlineImageSource;

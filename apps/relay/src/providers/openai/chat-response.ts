@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { UpstreamFailure } from '../../features/upstream/client';
-import type { ChatChoice, ChatResponse, ChatUsage, ContentPart, FinishReason } from '../chat';
-import { isJsonObject } from '../json';
-import { nowSeconds } from '../time';
+import type { ChatChoice, ChatResponse, ChatUsage, ContentPart, FinishReason } from '../../core/chat';
+import { isJsonObject } from '../../core/json';
+import { nowSeconds } from '../../core/time';
 import { usageFromOpenAI, usageToOpenAI } from './usage';
 
 const COMPLETION_ID_PREFIX = 'chatcmpl-';

@@ -1,10 +1,10 @@
 import { type AppError, toOpenAI } from '@modelgate/errors';
 import { StreamEventError } from '../../features/relay/event-stream';
-import type { SseEvent } from '../../features/upstream/sse';
-import type { ChatStreamEvent, ChatUsage } from '../chat';
-import type { ChatStreamDecoder } from '../provider';
+import type { SseEvent } from '../../core/provider';
+import type { ChatStreamEvent, ChatUsage } from '../../core/chat';
+import type { ChatStreamDecoder } from '../../core/provider';
 import { chatCompletionId, createdOf, finishReasonFromOpenAI, reasoningOf } from './chat-response';
-import { isJsonObject, objectOf } from '../json';
+import { isJsonObject, objectOf } from '../../core/json';
 import { usageFromOpenAI, usageToOpenAI } from './usage';
 
 function malformedEvent(): StreamEventError {

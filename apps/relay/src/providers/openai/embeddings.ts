@@ -1,8 +1,8 @@
 import { UpstreamFailure } from '../../features/upstream/client';
 import { reportedTokenCount } from '../../features/relay/tokens';
-import type { EmbeddingRequest, EmbeddingResponse } from '../chat';
-import type { UpstreamCall, UpstreamTarget } from '../provider';
-import { isJsonObject, objectOf } from '../json';
+import type { EmbeddingRequest, EmbeddingResponse } from '../../core/chat';
+import type { UpstreamCall, UpstreamTarget } from '../../core/provider';
+import { isJsonObject, objectOf } from '../../core/json';
 import { openaiCall } from './upstream';
 
 /** `POST /v1/embeddings` (docs/api.md 2.8); floats are asked for, the default every compatible server has. */

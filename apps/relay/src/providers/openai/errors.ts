@@ -1,5 +1,5 @@
-import type { UpstreamError } from '../provider';
-import { isJsonObject, jsonObjectIn } from '../json';
+import type { UpstreamError } from '../../core/provider';
+import { isJsonObject, jsonObjectIn } from '../../core/json';
 
 /**
  * OpenAI's `{"error": {"message", "type", "param", "code"}}`; some compatible servers send

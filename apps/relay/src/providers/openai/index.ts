@@ -1,4 +1,5 @@
-import type { Provider } from '../provider';
+import type { NativeOperation, Provider } from '../../core/provider';
+import { jsonPost } from '../upstream-call';
 import { chatRequestToOpenAI } from './chat-request';
 import { chatResponseFromOpenAI } from './chat-response';
 import { OpenAIChatStreamDecoder } from './chat-stream';
@@ -6,12 +7,31 @@ import { embeddingsRequestToOpenAI, embeddingsResponseFromOpenAI } from './embed
 import { disablingReason, errorOf } from './errors';
 import { OPENAI_FACTS, openaiCall } from './upstream';
 
-/** Channel type 1, OpenAI-compatible (docs/api.md 2.6, 2.7, 2.8). */
+/** Where each OpenAI operation goes, after the channel's path prefix. */
+const NATIVE_PATHS: Partial<Record<NativeOperation, string>> = {
+  completions: '/v1/completions',
+  chat: '/v1/chat/completions',
+  embeddings: '/v1/embeddings',
+  responses: '/v1/responses',
+};
+
+/**
+ * Channel type 1, OpenAI-compatible (docs/api.md 2.6-2.10): OpenAI's operations pass through;
+ * Responses is translated to chat when the channel's `settings.responses` is `chat` (servers that
+ * only have chat completions), as are Messages calls.
+ */
 export const openaiProvider: Provider = {
   facts: OPENAI_FACTS,
-  chatRequest: (channel, upstreamModel, request) => openaiCall(channel, '/v1/chat/completions', chatRequestToOpenAI(request, upstreamModel)),
-  chatResponse: chatResponseFromOpenAI,
-  chatStream: () => new OpenAIChatStreamDecoder(),
+  native(operation, channel, upstreamModel) {
+    const path = NATIVE_PATHS[operation];
+    if (path === undefined || (operation === 'responses' && channel.settings.responses === 'chat')) return undefined;
+    return (client) => jsonPost(OPENAI_FACTS, channel, path, client.bodyFor(upstreamModel));
+  },
+  chat: (channel, upstreamModel) => ({
+    request: (request) => openaiCall(channel, '/v1/chat/completions', chatRequestToOpenAI(request, upstreamModel)),
+    response: chatResponseFromOpenAI,
+    stream: () => new OpenAIChatStreamDecoder(),
+  }),
   embeddings: { request: embeddingsRequestToOpenAI, response: embeddingsResponseFromOpenAI },
   errorOf,
   disablingReason,

@@ -1,6 +1,6 @@
 import { type AppError, toOpenAI } from '@modelgate/errors';
 import type { ResponsesBody } from '../../endpoints/responses/request';
-import type { ChatUsage, ContentPart, FinishReason } from '../chat';
+import type { ChatUsage, ContentPart, FinishReason } from '../../core/chat';
 import { encryptedContentOf, type ReasoningPart } from './responses-reasoning';
 
 /*

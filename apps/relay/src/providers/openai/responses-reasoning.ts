@@ -1,4 +1,4 @@
-import type { ContentPart } from '../chat';
+import type { ContentPart } from '../../core/chat';
 
 /*
  * A reasoning item's `encrypted_content` (docs/api.md 2.10) is where a stateless Responses client

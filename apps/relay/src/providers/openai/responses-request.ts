@@ -1,7 +1,7 @@
 import { AppError } from '@modelgate/errors';
 import type { ResponsesBody, ResponsesInputItem } from '../../endpoints/responses/request';
-import type { ChatMessage, ChatRequest, ContentPart, ResponseFormat, ToolChoice, ToolDefinition } from '../chat';
-import { isJsonObject } from '../json';
+import type { ChatMessage, ChatRequest, ContentPart, ResponseFormat, ToolChoice, ToolDefinition } from '../../core/chat';
+import { isJsonObject } from '../../core/json';
 import { fileSourceOf, reasoningFromOpenAI, sourceOfUrl } from './chat-request';
 import { type ReasoningPart, reasoningPartOf } from './responses-reasoning';
 

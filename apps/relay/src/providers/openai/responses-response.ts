@@ -1,5 +1,5 @@
 import type { ResponsesBody } from '../../endpoints/responses/request';
-import type { ChatResponse, ChatUsage } from '../chat';
+import type { ChatResponse, ChatUsage } from '../../core/chat';
 import { outputOf, responseIdOf, responseObjectOf } from './responses-output';
 
 /**

@@ -1,8 +1,8 @@
 import type { AppError } from '@modelgate/errors';
 import type { ResponsesBody } from '../../endpoints/responses/request';
 import type { ChatStreamEncoder } from '../../endpoints/translated';
-import type { ChatStreamEvent, ChatUsage, ContentPart, FinishReason } from '../chat';
-import { nowSeconds } from '../time';
+import type { ChatStreamEvent, ChatUsage, ContentPart, FinishReason } from '../../core/chat';
+import { nowSeconds } from '../../core/time';
 import {
   appendToOutput,
   failureMessageOf,

@@ -1,5 +1,5 @@
 import type { OfferedTool } from '../../features/billing/pricing';
-import type { ServerToolCalls } from '../chat';
+import type { ServerToolCalls } from '../../core/chat';
 
 /**
  * Responses tool types the client runs itself (function, custom and the local computer, shell and

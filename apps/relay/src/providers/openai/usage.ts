@@ -1,6 +1,6 @@
 import { reportedTokenCount } from '../../features/relay/tokens';
-import type { ChatUsage } from '../chat';
-import { objectOf, withOtherFields } from '../json';
+import type { ChatUsage } from '../../core/chat';
+import { objectOf, withOtherFields } from '../../core/json';
 
 /** OpenAI `usage` as docs/api.md 2.1 requires it: every count present, details included. */
 export interface CompletionUsage {
