@@ -1,16 +1,15 @@
 // docs/api.md 2.5 and 2.11: chat calls whose provider read from or wrote to its prompt cache are
 // charged with CacheRatio / CacheCreationRatio, and the consume row keeps every count.
-import type { ChannelType } from '@modelgate/schemas';
 import { setOption } from '@modelgate/testing';
 import type { FakeUpstreamOptions } from '@modelgate/testing/fake-upstream';
 import type OpenAI from 'openai';
-import { ANTHROPIC, CHAT_CHANNELS, CHAT_MODELS, chatChannel, expectChargedRow, GEMINI, OPENAI, readChatStream } from './chat-support';
+import { ANTHROPIC, CHAT_CHANNELS, CHAT_MODELS, chatChannel, expectChargedRow, GEMINI, OPENAI, readChatStream, type DirectType } from './chat-support';
 import { createCustomer, harness, openAiClient, relaySuite, resetSuite, upstream } from './harness';
 
 const TYPES = [OPENAI, ANTHROPIC, GEMINI] as const;
 const MODEL_RATIO = 2;
 const COMPLETION_RATIO = 3;
-const CACHE_RATIO: Record<ChannelType, number> = { [OPENAI]: 0.5, [ANTHROPIC]: 0.1, [GEMINI]: 0.25 };
+const CACHE_RATIO: Record<DirectType, number> = { [OPENAI]: 0.5, [ANTHROPIC]: 0.1, [GEMINI]: 0.25 };
 /** Not the 1.25 default for Claude models, so the test sees the configured value used. */
 const CACHE_CREATION_RATIO = 2;
 
@@ -18,7 +17,7 @@ const CACHE_CREATION_RATIO = 2;
 const MESSAGES: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Summarise the long document above please' }];
 
 interface Case {
-  type: ChannelType;
+  type: DirectType;
   cache: Pick<FakeUpstreamOptions, 'cachedTokens' | 'cacheWriteTokens'>;
   reasoningEffort?: 'low';
   prompt: number;

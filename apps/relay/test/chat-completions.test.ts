@@ -1,6 +1,5 @@
 // docs/api.md 2.6 and 2.7: `POST /v1/chat/completions` through the real relay, with the openai SDK as
 // the client, on each channel type: passed through to type 1, translated for types 14 and 24.
-import type { ChannelType } from '@modelgate/schemas';
 import { FAKE_TEXT_PIECE, FAKE_THOUGHT, FAKE_TOOL_ARGUMENTS, type RecordedRequest } from '@modelgate/testing/fake-upstream';
 import type OpenAI from 'openai';
 import {
@@ -17,6 +16,7 @@ import {
   reasoningOf,
   recorded,
   settledConsumeRow,
+  type DirectType,
 } from './chat-support';
 import { createCustomer, harness, openAiClient, relaySuite, resetSuite, setUnitPrices, upstream } from './harness';
 
@@ -32,8 +32,8 @@ const ANSWER = FAKE_TEXT_PIECE.repeat(5);
 /** A model the OpenAI channel serves without a mapping, so its body can go byte for byte. */
 const UNMAPPED_MODEL = 'gpt-4.1-nano';
 
-const TYPES: [string, ChannelType][] = [['OpenAI-compatible (1)', OPENAI], ['Anthropic (14)', ANTHROPIC], ['Gemini (24)', GEMINI]];
-const TRANSLATED: [string, ChannelType][] = [['Anthropic', ANTHROPIC], ['Gemini', GEMINI]];
+const TYPES: [string, DirectType][] = [['OpenAI-compatible (1)', OPENAI], ['Anthropic (14)', ANTHROPIC], ['Gemini (24)', GEMINI]];
+const TRANSLATED: [string, DirectType][] = [['Anthropic', ANTHROPIC], ['Gemini', GEMINI]];
 
 relaySuite();
 
@@ -52,7 +52,7 @@ async function client() {
 }
 
 /** The upstream request in the channel's own dialect: path, auth headers, the mapped model, the system prompt's place. */
-function expectDialect(type: ChannelType, request: RecordedRequest & { json: Record<string, unknown> }, stream: boolean): void {
+function expectDialect(type: DirectType, request: RecordedRequest & { json: Record<string, unknown> }, stream: boolean): void {
   const { upstreamModel, key } = CHAT_CHANNELS[type];
   if (type === OPENAI) {
     expect(request.path).toBe('/v1/chat/completions');
@@ -235,13 +235,13 @@ const HTTP_URL = 'https://images.example.com/cat.png';
 const IMAGE_PROMPT = 'What is in these pictures?';
 
 /** Where each dialect puts the parts of the first user turn. */
-const IMAGE_FORMS: Record<ChannelType, (request: Record<string, unknown>) => unknown> = {
+const IMAGE_FORMS: Record<DirectType, (request: Record<string, unknown>) => unknown> = {
   [OPENAI]: (json) => (json.messages as { content: unknown }[])[0]?.content,
   [ANTHROPIC]: (json) => (json.messages as { content: unknown }[])[0]?.content,
   [GEMINI]: (json) => (json.contents as { parts: unknown }[])[0]?.parts,
 };
 /** What each provider must receive for [text, data: URL image, http image]. */
-const EXPECTED_IMAGE_FORMS: Record<ChannelType, unknown> = {
+const EXPECTED_IMAGE_FORMS: Record<DirectType, unknown> = {
   [OPENAI]: [
     { type: 'text', text: IMAGE_PROMPT },
     { type: 'image_url', image_url: { url: DATA_URL } },

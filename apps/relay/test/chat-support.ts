@@ -1,7 +1,7 @@
 // What the chat, embeddings and client tests (docs/api.md 2.6-2.8) share: one chat channel of each
 // type on a fake upstream, with its model mapping, and readers of what the openai SDK gets back.
 import type { PrismaClient } from '@modelgate/db';
-import { CHANNEL_TYPE, type ChannelType } from '@modelgate/schemas';
+import { CHANNEL_TYPE } from '@modelgate/schemas';
 import { type ChannelOverrides, createChannel } from '@modelgate/testing';
 import type { RecordedRequest } from '@modelgate/testing/fake-upstream';
 import OpenAI from 'openai';
@@ -9,8 +9,11 @@ import { consumeLogs, eventually, expectLedgerInvariant, harness, type RelayHarn
 
 export const { openai: OPENAI, anthropic: ANTHROPIC, gemini: GEMINI } = CHANNEL_TYPE;
 
+/** The channel types with a direct API (the cloud types have their own suites). */
+export type DirectType = typeof OPENAI | typeof ANTHROPIC | typeof GEMINI;
+
 /** Per channel type: the model a client asks for, the name the channel maps it to, the channel's key. */
-export const CHAT_CHANNELS: Readonly<Record<ChannelType, { model: string; upstreamModel: string; key: string }>> = {
+export const CHAT_CHANNELS: Readonly<Record<DirectType, { model: string; upstreamModel: string; key: string }>> = {
   [OPENAI]: { model: 'gpt-4o-mini', upstreamModel: 'openai/gpt-4o-mini', key: 'sk-upstream-openai-secret' },
   [ANTHROPIC]: { model: 'claude-sonnet-4-5', upstreamModel: 'claude-sonnet-4-5-20250929', key: 'sk-ant-api03-upstream-anthropic-secret' },
   [GEMINI]: { model: 'gemini-2.5-flash', upstreamModel: 'gemini-2.5-flash-preview-09-2025', key: 'gemini-upstream-channel-secret' },
@@ -19,13 +22,13 @@ export const CHAT_CHANNELS: Readonly<Record<ChannelType, { model: string; upstre
 export const CHAT_MODELS = Object.values(CHAT_CHANNELS).map((channel) => channel.model);
 
 /** A channel of `type` on `baseUrl` serving its chat model, mapped to the upstream name. */
-export function chatChannel(prisma: PrismaClient, type: ChannelType, baseUrl: string, fields: ChannelOverrides = {}) {
+export function chatChannel(prisma: PrismaClient, type: DirectType, baseUrl: string, fields: ChannelOverrides = {}) {
   const { model, upstreamModel, key } = CHAT_CHANNELS[type];
   return createChannel(prisma, { type, baseUrl, key, models: model, modelMapping: JSON.stringify({ [model]: upstreamModel }), ...fields });
 }
 
 /** Unit prices for the chat models and a chat channel of each of `types` on the first upstream, in the caches. */
-export async function withChatChannels(types: ChannelType[]): Promise<void> {
+export async function withChatChannels(types: DirectType[]): Promise<void> {
   await setUnitPrices(harness.prisma, CHAT_MODELS);
   for (const type of types) await chatChannel(harness.prisma, type, upstream.url);
   await harness.reloadCaches();

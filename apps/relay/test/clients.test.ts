@@ -2,15 +2,14 @@
 // the Vercel AI SDK's `.chat()` model and LangChain's ChatOpenAI, each plain and streaming.
 import { createOpenAI } from '@ai-sdk/openai';
 import { ChatOpenAI } from '@langchain/openai';
-import type { ChannelType } from '@modelgate/schemas';
 import { generateText, streamText } from 'ai';
-import { ANTHROPIC, CHAT_CHANNELS, GEMINI, settledConsumeRows, withChatChannels } from './chat-support';
+import { ANTHROPIC, CHAT_CHANNELS, type DirectType, GEMINI, settledConsumeRows, withChatChannels } from './chat-support';
 import { createCustomer, expectLedgerInvariant, harness, relaySuite, resetSuite, upstream } from './harness';
 
 const ANSWER = ' hello'.repeat(5);
 /** "Say hello to me": 4 prompt tokens at the fakes. */
 const PROMPT = 'Say hello to me';
-const TYPES: [string, ChannelType][] = [['Anthropic', ANTHROPIC], ['Gemini', GEMINI]];
+const TYPES: [string, DirectType][] = [['Anthropic', ANTHROPIC], ['Gemini', GEMINI]];
 
 relaySuite();
 
@@ -20,7 +19,7 @@ beforeEach(async () => {
 });
 
 /** Both calls reached the provider in its dialect and were charged once each. */
-async function expectTwoChargedCalls(type: ChannelType): Promise<void> {
+async function expectTwoChargedCalls(type: DirectType): Promise<void> {
   expect(upstream.requests.map((request) => request.dialect)).toEqual(type === ANTHROPIC ? ['anthropic', 'anthropic'] : ['gemini', 'gemini']);
   const rows = await settledConsumeRows(harness);
   expect(rows.map((row) => [row.isStream, row.promptTokens, row.completionTokens])).toEqual([[false, 4, 5], [true, 4, 5]]);

@@ -3,10 +3,9 @@
 // channel's own type and its 529 kept); a stream that fails or is left midway ends as Anthropic's do
 // and costs what was delivered.
 import Anthropic from '@anthropic-ai/sdk';
-import type { ChannelType } from '@modelgate/schemas';
 import { createChannel, deleteKeysWithPrefix, redisPrefix } from '@modelgate/testing';
 import { countDeliveredTokens } from '../src/features/relay/tokens';
-import { expectLeftStreamCharged, settledConsumeRow, settledConsumeRows } from './chat-support';
+import { type DirectType, expectLeftStreamCharged, settledConsumeRow, settledConsumeRows } from './chat-support';
 import { createCustomer, expectLedgerInvariant, harness, relaySuite, resetSuite, upstream } from './harness';
 import { ANTHROPIC, anthropicClient, GEMINI, MESSAGES_CHANNELS, modelOf, OPENAI, postMessages, sseEvents, withMessagesChannels } from './messages-support';
 
@@ -148,7 +147,7 @@ describe('upstream errors', () => {
     ['Anthropic', ANTHROPIC],
     ['OpenAI-compatible', OPENAI],
     ['Gemini', GEMINI],
-  ] as [string, ChannelType][])('a %s 4xx is relayed with its status, message masked', async (_name, type) => {
+  ] as [string, DirectType][])('a %s 4xx is relayed with its status, message masked', async (_name, type) => {
     upstream.setMode('error400');
     const failure = await failureOf((await sdk()).messages.create({ ...PARAMS, model: modelOf(type) }));
     expectAnthropicError(failure, Anthropic.BadRequestError, 400, 'invalid_request_error');
@@ -159,7 +158,7 @@ describe('upstream errors', () => {
   it.each([
     ['Anthropic', ANTHROPIC],
     ['OpenAI-compatible', OPENAI],
-  ] as [string, ChannelType][])("a %s rate limit (429) is the SDK's RateLimitError", async (_name, type) => {
+  ] as [string, DirectType][])("a %s rate limit (429) is the SDK's RateLimitError", async (_name, type) => {
     upstream.setMode('error429');
     expectAnthropicError(await failureOf((await sdk()).messages.create({ ...PARAMS, model: modelOf(type) })), Anthropic.RateLimitError, 429, 'rate_limit_error');
   });
@@ -168,7 +167,7 @@ describe('upstream errors', () => {
 describe.each([
   ['an Anthropic channel (passed through)', ANTHROPIC],
   ['an OpenAI-compatible channel (translated)', OPENAI],
-] as [string, ChannelType][])('a stream on %s', (_name, type) => {
+] as [string, DirectType][])('a stream on %s', (_name, type) => {
   const model = modelOf(type);
 
   it('failing midway ends with an error event the SDK raises; the delivered text is charged', async () => {

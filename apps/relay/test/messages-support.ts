@@ -2,8 +2,7 @@
 // relay, one messages channel of each type on the fake upstream, and what the fake received.
 import Anthropic from '@anthropic-ai/sdk';
 import { createChannel, setOption } from '@modelgate/testing';
-import type { ChannelType } from '@modelgate/schemas';
-import { ANTHROPIC, CHAT_CHANNELS, GEMINI, OPENAI } from './chat-support';
+import { ANTHROPIC, CHAT_CHANNELS, type DirectType, GEMINI, OPENAI } from './chat-support';
 import { harness, type RelayHarness, upstream } from './harness';
 
 export { ANTHROPIC, GEMINI, OPENAI };
@@ -12,7 +11,7 @@ export { ANTHROPIC, GEMINI, OPENAI };
  * Per channel type: the model a Messages client asks for, the name the channel maps it to, the
  * channel's key. (The chat tests' Anthropic model is one the SDK warns about as deprecated.)
  */
-export const MESSAGES_CHANNELS: Readonly<Record<ChannelType, { model: string; upstreamModel: string; key: string }>> = {
+export const MESSAGES_CHANNELS: Readonly<Record<DirectType, { model: string; upstreamModel: string; key: string }>> = {
   ...CHAT_CHANNELS,
   [ANTHROPIC]: { model: 'claude-opus-4-5', upstreamModel: 'claude-opus-4-5-20251101', key: CHAT_CHANNELS[ANTHROPIC].key },
 };
@@ -21,7 +20,7 @@ export const MESSAGES_CHANNELS: Readonly<Record<ChannelType, { model: string; up
 export const UNMAPPED_MODEL = 'claude-haiku-4-5';
 
 /** The model a Messages client asks for on a channel of `type`. */
-export const modelOf = (type: ChannelType): string => MESSAGES_CHANNELS[type].model;
+export const modelOf = (type: DirectType): string => MESSAGES_CHANNELS[type].model;
 
 /**
  * The prices of docs/api.md 2.11's example for every test model: ModelRatio 1.5, CompletionRatio 5,
@@ -36,7 +35,7 @@ export function chargeOf({ prompt, completion, cached = 0, cacheWrite = 0 }: { p
 }
 
 /** PRICE for every test model, a channel of each of `types` on the fake upstream, and the Anthropic channel of UNMAPPED_MODEL. */
-export async function withMessagesChannels(types: ChannelType[] = [ANTHROPIC, OPENAI, GEMINI]): Promise<void> {
+export async function withMessagesChannels(types: DirectType[] = [ANTHROPIC, OPENAI, GEMINI]): Promise<void> {
   const models = [...types.map(modelOf), UNMAPPED_MODEL];
   const each = (value: number) => Object.fromEntries(models.map((model) => [model, value]));
   await setOption(harness.prisma, 'ModelRatio', each(PRICE.model));

@@ -2,9 +2,8 @@
 // both ways: the Anthropic SDK gets Anthropic's answers and event sequence (its stream helper
 // assembles them), tool calls round-trip with their ids, and the provider's usage is billed.
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ChannelType } from '@modelgate/schemas';
 import { FAKE_TEXT_PIECE, FAKE_THOUGHT, FAKE_THOUGHT_TOKENS, FAKE_TOOL_ARGUMENTS } from '@modelgate/testing/fake-upstream';
-import { recorded, settledConsumeRow, settledConsumeRows } from './chat-support';
+import { type DirectType, recorded, settledConsumeRow, settledConsumeRows } from './chat-support';
 import { createCustomer, expectLedgerInvariant, harness, relaySuite, resetSuite, upstream } from './harness';
 import { anthropicClient, chargeOf, GEMINI, MESSAGES_CHANNELS, OPENAI, postMessages, sseEvents, withMessagesChannels } from './messages-support';
 
@@ -20,7 +19,7 @@ const WEATHER_TOOL: Anthropic.Tool = {
   input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
 };
 
-const TYPES: [string, ChannelType][] = [['OpenAI-compatible', OPENAI], ['Gemini', GEMINI]];
+const TYPES: [string, DirectType][] = [['OpenAI-compatible', OPENAI], ['Gemini', GEMINI]];
 
 relaySuite();
 
@@ -37,7 +36,7 @@ async function client() {
 const textOf = (message: Anthropic.Message) => message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
 
 /** Where the channel's request went: its own dialect's operation, for the renamed model. */
-function expectUpstreamOperation(type: ChannelType, stream: boolean, index = 0): Record<string, unknown> {
+function expectUpstreamOperation(type: DirectType, stream: boolean, index = 0): Record<string, unknown> {
   const request = recorded(upstream.requests, index);
   const { upstreamModel } = MESSAGES_CHANNELS[type];
   if (type === OPENAI) {

@@ -4,8 +4,7 @@
 // what was delivered.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ChannelType } from '@modelgate/schemas';
-import { ANTHROPIC, CHAT_CHANNELS, CHAT_MODELS, chatChannel, OPENAI, postForEvents, settledConsumeRow } from './chat-support';
+import { ANTHROPIC, CHAT_CHANNELS, CHAT_MODELS, chatChannel, type DirectType, OPENAI, postForEvents, settledConsumeRow } from './chat-support';
 import { createCustomer, expectLedgerInvariant, harness, relaySuite, resetSuite, setUnitPrices } from './harness';
 
 const PROMPT = [{ role: 'user' as const, content: 'Say hello to me' }];
@@ -56,7 +55,7 @@ beforeAll(async () => {
 
 afterAll(() => new Promise((resolve) => standIn.server.close(resolve)));
 
-async function withStandInChannel(type: ChannelType): Promise<void> {
+async function withStandInChannel(type: DirectType): Promise<void> {
   await setUnitPrices(harness.prisma, CHAT_MODELS);
   await chatChannel(harness.prisma, type, standIn.url);
   await harness.reloadCaches();
@@ -68,7 +67,7 @@ beforeEach(async () => {
 });
 
 describe('an in-stream error echoing the channel key', () => {
-  it.each<[string, ChannelType, string, Script]>([
+  it.each<[string, DirectType, string, Script]>([
     ['an OpenAI stream passed through', OPENAI, '/v1/chat/completions', (key) => openAiChunk + openAiEvent({ error: { message: `Incorrect API key provided: ${key}` } })],
     [
       'a translated Anthropic stream',

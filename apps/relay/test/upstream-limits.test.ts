@@ -2,9 +2,8 @@
 // delivered text without usage is counted with bounded work, a whole answer over
 // MAX_UPSTREAM_BODY_MB is a 502 read no further, one stream event over 16 MB ends the stream with the
 // client's error event, and a translated stream cut before its end marker never finishes normally.
-import type { ChannelType } from '@modelgate/schemas';
 import { FAKE_TEXT_PIECE, type FakeMode } from '@modelgate/testing/fake-upstream';
-import { ANTHROPIC, CHAT_CHANNELS, CHAT_MODELS, chatChannel, GEMINI, OPENAI, settledConsumeRow } from './chat-support';
+import { ANTHROPIC, CHAT_CHANNELS, CHAT_MODELS, chatChannel, type DirectType, GEMINI, OPENAI, settledConsumeRow } from './chat-support';
 import { VIA_CHAT } from './responses-support';
 import { createCustomer, expectLedgerInvariant, harness, relaySuite, resetSuite, setUnitPrices, upstream } from './harness';
 
@@ -65,7 +64,7 @@ async function call(dialect: Dialect, model: string, key: string, stream = true)
  * Unit prices, one channel of `type` (with `fields`) on the fake upstream answering in `mode`, and a
  * customer; the model to ask for.
  */
-async function setUp(type: ChannelType, mode: FakeMode, options: Parameters<typeof upstream.setMode>[1] = {}, fields: Parameters<typeof chatChannel>[3] = {}) {
+async function setUp(type: DirectType, mode: FakeMode, options: Parameters<typeof upstream.setMode>[1] = {}, fields: Parameters<typeof chatChannel>[3] = {}) {
   await setUnitPrices(harness.prisma, CHAT_MODELS);
   await chatChannel(harness.prisma, type, upstream.url, fields);
   await harness.reloadCaches();
@@ -147,7 +146,7 @@ describe('a whole answer over MAX_UPSTREAM_BODY_MB', () => {
 });
 
 describe('one stream event over 16 MB', () => {
-  it.each<[Dialect, ChannelType]>([
+  it.each<[Dialect, DirectType]>([
     ['chat', OPENAI],
     ['messages', ANTHROPIC],
     ['responses', OPENAI],
@@ -164,7 +163,7 @@ describe('one stream event over 16 MB', () => {
 });
 
 describe('a translated stream whose upstream ends without its end marker', () => {
-  it.each<[Dialect, ChannelType]>([
+  it.each<[Dialect, DirectType]>([
     ['chat', ANTHROPIC],
     ['chat', GEMINI],
     ['messages', OPENAI],

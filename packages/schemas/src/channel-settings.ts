@@ -4,6 +4,10 @@ import { CHANNEL_TYPES, type ChannelSettings, type ChannelType } from './channel
 /** What each settings key accepts (docs/api.md 3.3). */
 const SETTING_VALUES: { [K in keyof ChannelSettings]-?: z.ZodType<NonNullable<ChannelSettings[K]>> } = {
   responses: z.enum(['native', 'chat'], { error: 'must be "native" or "chat"' }),
+  api_version: z.string().regex(/^\d{4}-\d{2}-\d{2}(-preview)?$/, 'must be an API version like 2024-10-21'),
+  // Lower-case letters, digits and dashes: it becomes part of a host name.
+  region: z.string().regex(/^[a-z][a-z0-9-]{1,30}[a-z0-9]$/, 'must be a region name like us-east-1 or europe-west4'),
+  project_id: z.string().regex(/^[a-z][a-z0-9-]{4,28}[a-z0-9]$/, 'must be a Google Cloud project id'),
 };
 
 function isSettingKey(key: string): key is keyof ChannelSettings {
@@ -32,7 +36,9 @@ export function checkChannelSettings(type: ChannelType, value: unknown): Channel
     }
     const parsed = SETTING_VALUES[key].safeParse(item);
     if (!parsed.success) return { ok: false, field, message: parsed.error.issues[0]?.message ?? 'invalid value' };
-    settings[key] = parsed.data;
+    Object.assign(settings, { [key]: parsed.data });
   }
+  const incomplete = facts.checkSettings?.(settings);
+  if (incomplete) return { ok: false, ...incomplete };
   return { ok: true, settings };
 }

@@ -4,7 +4,7 @@
  * validates channels and sends its channel test with them.
  */
 
-export const CHANNEL_TYPE = { openai: 1, anthropic: 14, gemini: 24 } as const;
+export const CHANNEL_TYPE = { openai: 1, azure: 3, anthropic: 14, gemini: 24, bedrock: 33, vertex: 41 } as const;
 export type ChannelType = (typeof CHANNEL_TYPE)[keyof typeof CHANNEL_TYPE];
 
 /** The wire dialect a channel's upstream speaks. */
@@ -16,10 +16,16 @@ export type ProviderDialect = 'openai' | 'anthropic' | 'gemini';
  */
 export type RelaySurface = 'completions' | 'chat' | 'embeddings' | 'gemini' | 'messages' | 'responses';
 
-/** A channel's optional `settings` object (docs/api.md 3.3). */
+/** A channel's optional `settings` object (docs/api.md 3.3, 2.12). */
 export interface ChannelSettings {
   /** Type 1 only: how `/v1/responses` reaches the upstream (docs/api.md 2.10). */
   responses?: 'native' | 'chat';
+  /** Azure OpenAI's `api-version` (default AZURE_API_VERSION). */
+  api_version?: string;
+  /** The cloud region: required for Bedrock, `global` by default for Vertex AI. */
+  region?: string;
+  /** Vertex AI: the Google Cloud project (default: the key file's `project_id`). */
+  project_id?: string;
 }
 
 export interface ChannelTypeFacts {
@@ -27,20 +33,71 @@ export interface ChannelTypeFacts {
   /** Shown in the console and logs. */
   label: string;
   dialect: ProviderDialect;
-  /** Where a channel sends requests when its `base_url` is ''. */
+  /**
+   * Where a channel sends requests when its `base_url` is '', as shown to admins ('' when the type
+   * has no default and `base_url` is required); `{region}` stands for `settings.region`.
+   */
   defaultBaseUrl: string;
+  /** The default base URL for a channel's settings, when it depends on them (the region). */
+  defaultBaseUrlFor?(settings: ChannelSettings): string;
+  /** What an admin pastes as the key, shown in the console. */
+  keyHint: string;
+  /** Why a key cannot be this type's credential, or undefined when it has the right form. */
+  checkKey?(key: string): string | undefined;
+  /** Why the settings are incomplete for this type (a required one missing), or undefined. */
+  checkSettings?(settings: ChannelSettings): { field: string; message: string } | undefined;
   /** The surfaces a channel of this type can answer. */
   surfaces: readonly RelaySurface[];
   /** The settings keys this type accepts. */
   settings: readonly (keyof ChannelSettings)[];
-  /** Upstream authentication (and protocol version) headers for a channel key. */
-  authHeaders(key: string): Record<string, string>;
-  /** The channel test (docs/api.md 3.3): one small chat request in the type's own dialect. */
-  testRequest(model: string): { path: string; body: Record<string, unknown> };
 }
 
 /** The Messages API version the relay speaks to Anthropic when the client names none. */
 export const ANTHROPIC_VERSION = '2023-06-01';
+
+/** Azure OpenAI's data-plane API version when a channel names none (docs/api.md 2.12). */
+export const AZURE_API_VERSION = '2024-10-21';
+
+/** The fields a Google service-account key file must have to sign in (docs/api.md 2.12). */
+const SERVICE_ACCOUNT_FIELDS = ['client_email', 'private_key', 'token_uri'] as const;
+
+function checkServiceAccountKey(key: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(key);
+  } catch {
+    return 'must be the service account key file (JSON)';
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return 'must be the service account key file (a JSON object)';
+  const file = parsed as Record<string, unknown>;
+  const missing = SERVICE_ACCOUNT_FIELDS.filter((field) => typeof file[field] !== 'string' || file[field] === '');
+  if (missing.length > 0) return `the key file lacks ${missing.join(', ')}`;
+  try {
+    const tokenUri = new URL(file.token_uri as string);
+    if (tokenUri.protocol !== 'https:' && tokenUri.protocol !== 'http:') return 'token_uri must be an http(s) URL';
+  } catch {
+    return 'token_uri must be an http(s) URL';
+  }
+  return undefined;
+}
+
+/** `ACCESS_KEY_ID|SECRET_ACCESS_KEY[|SESSION_TOKEN]`, or a Bedrock API key (no `|`). */
+function checkBedrockKey(key: string): string | undefined {
+  if (!key.includes('|')) return key.trim() === key && key.length > 0 ? undefined : 'must be a Bedrock API key or ACCESS_KEY_ID|SECRET_ACCESS_KEY[|SESSION_TOKEN]';
+  const parts = key.split('|');
+  if (parts.length > 3 || parts.some((part) => part.trim() === '' || part.trim() !== part)) {
+    return 'must be ACCESS_KEY_ID|SECRET_ACCESS_KEY or ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN';
+  }
+  return undefined;
+}
+
+/** Vertex AI's endpoint for a region: `global` has no regional prefix. */
+function vertexBaseUrl(region: string): string {
+  return region === 'global' ? 'https://aiplatform.googleapis.com' : `https://${region}-aiplatform.googleapis.com`;
+}
+
+/** Vertex AI's region when a channel names none. */
+export const VERTEX_DEFAULT_REGION = 'global';
 
 export const CHANNEL_TYPES: Readonly<Record<ChannelType, ChannelTypeFacts>> = {
   [CHANNEL_TYPE.openai]: {
@@ -50,11 +107,16 @@ export const CHANNEL_TYPES: Readonly<Record<ChannelType, ChannelTypeFacts>> = {
     defaultBaseUrl: 'https://api.openai.com',
     surfaces: ['completions', 'chat', 'embeddings', 'messages', 'responses'],
     settings: ['responses'],
-    authHeaders: (key) => ({ authorization: `Bearer ${key}` }),
-    testRequest: (model) => ({
-      path: '/v1/chat/completions',
-      body: { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 },
-    }),
+    keyHint: 'API key (sent as Authorization: Bearer)',
+  },
+  [CHANNEL_TYPE.azure]: {
+    type: CHANNEL_TYPE.azure,
+    label: 'Azure OpenAI',
+    dialect: 'openai',
+    defaultBaseUrl: '',
+    surfaces: ['completions', 'chat', 'embeddings', 'messages', 'responses'],
+    settings: ['api_version'],
+    keyHint: 'The resource key (sent as api-key); base URL https://<resource>.openai.azure.com; models are deployment names',
   },
   [CHANNEL_TYPE.anthropic]: {
     type: CHANNEL_TYPE.anthropic,
@@ -63,11 +125,7 @@ export const CHANNEL_TYPES: Readonly<Record<ChannelType, ChannelTypeFacts>> = {
     defaultBaseUrl: 'https://api.anthropic.com',
     surfaces: ['chat', 'messages', 'responses'],
     settings: [],
-    authHeaders: (key) => ({ 'x-api-key': key, 'anthropic-version': ANTHROPIC_VERSION }),
-    testRequest: (model) => ({
-      path: '/v1/messages',
-      body: { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 },
-    }),
+    keyHint: 'API key (sent as x-api-key)',
   },
   [CHANNEL_TYPE.gemini]: {
     type: CHANNEL_TYPE.gemini,
@@ -76,11 +134,30 @@ export const CHANNEL_TYPES: Readonly<Record<ChannelType, ChannelTypeFacts>> = {
     defaultBaseUrl: 'https://generativelanguage.googleapis.com',
     surfaces: ['gemini', 'chat', 'embeddings', 'messages', 'responses'],
     settings: [],
-    authHeaders: (key) => ({ 'x-goog-api-key': key }),
-    testRequest: (model) => ({
-      path: `/v1beta/models/${encodeURIComponent(model)}:generateContent`,
-      body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { maxOutputTokens: 1 } },
-    }),
+    keyHint: 'API key (sent as x-goog-api-key)',
+  },
+  [CHANNEL_TYPE.bedrock]: {
+    type: CHANNEL_TYPE.bedrock,
+    label: 'AWS Bedrock',
+    dialect: 'anthropic',
+    defaultBaseUrl: 'https://bedrock-runtime.{region}.amazonaws.com',
+    defaultBaseUrlFor: (settings) => `https://bedrock-runtime.${settings.region ?? ''}.amazonaws.com`,
+    surfaces: ['chat', 'messages', 'responses'],
+    settings: ['region'],
+    keyHint: 'ACCESS_KEY_ID|SECRET_ACCESS_KEY (|SESSION_TOKEN), or a Bedrock API key',
+    checkKey: checkBedrockKey,
+    checkSettings: (settings) => (settings.region ? undefined : { field: 'settings.region', message: 'AWS Bedrock channels need a region' }),
+  },
+  [CHANNEL_TYPE.vertex]: {
+    type: CHANNEL_TYPE.vertex,
+    label: 'Google Vertex AI',
+    dialect: 'gemini',
+    defaultBaseUrl: 'https://{region}-aiplatform.googleapis.com (global: https://aiplatform.googleapis.com)',
+    defaultBaseUrlFor: (settings) => vertexBaseUrl(settings.region ?? VERTEX_DEFAULT_REGION),
+    surfaces: ['gemini', 'chat', 'messages', 'responses'],
+    settings: ['region', 'project_id'],
+    keyHint: 'The service account key file (JSON)',
+    checkKey: checkServiceAccountKey,
   },
 };
 
@@ -90,9 +167,12 @@ export function isChannelType(type: number): type is ChannelType {
   return Object.hasOwn(CHANNEL_TYPES, type);
 }
 
-/** The base URL a channel actually uses: its own, or its type's default. */
-export function channelBaseUrl(channel: { type: ChannelType; baseUrl: string }): string {
-  return channel.baseUrl.trim() || CHANNEL_TYPES[channel.type].defaultBaseUrl;
+/** The base URL a channel actually uses: its own, or its type's default for its settings. */
+export function channelBaseUrl(channel: { type: ChannelType; baseUrl: string; settings?: ChannelSettings }): string {
+  const own = channel.baseUrl.trim();
+  if (own) return own;
+  const facts = CHANNEL_TYPES[channel.type];
+  return facts.defaultBaseUrlFor ? facts.defaultBaseUrlFor(channel.settings ?? {}) : facts.defaultBaseUrl;
 }
 
 /**

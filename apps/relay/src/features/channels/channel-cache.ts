@@ -151,7 +151,7 @@ export class ChannelCache {
     try {
       key = decryptSecret(row.keyEnc, this.cryptoSecret);
       // '' means the type's default base URL.
-      url = new URL(channelBaseUrl({ type: row.type, baseUrl: row.baseUrl }));
+      url = new URL(channelBaseUrl({ type: row.type, baseUrl: row.baseUrl, settings: settingsOf(row.type, row.settings) }));
     } catch (err) {
       this.logger.warn({ channelId: row.id, reason: (err as Error).message }, 'channel skipped: unreadable key or base URL');
       return null;

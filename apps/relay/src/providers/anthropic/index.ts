@@ -1,5 +1,5 @@
-import { CHANNEL_TYPE, CHANNEL_TYPES } from '@modelgate/schemas';
-import type { Provider, UpstreamTarget } from '../../core/provider';
+import { ANTHROPIC_VERSION, CHANNEL_TYPE, CHANNEL_TYPES } from '@modelgate/schemas';
+import type { Provider, UpstreamCall, UpstreamTarget } from '../../core/provider';
 import { jsonPost } from '../upstream-call';
 import { anthropicDisablingReason, anthropicErrorOf } from './errors';
 import { messagesRequestOf } from './request';
@@ -7,6 +7,11 @@ import { chatResponseOf } from './response';
 import { anthropicStreamDecoder } from './stream';
 
 const facts = CHANNEL_TYPES[CHANNEL_TYPE.anthropic];
+
+/** A POST to an Anthropic channel: its key, and the Messages API version the relay speaks. */
+export function anthropicPost(channel: UpstreamTarget, path: string, body: Buffer | string): UpstreamCall {
+  return jsonPost(channel, path, body, { 'x-api-key': channel.key, 'anthropic-version': ANTHROPIC_VERSION });
+}
 
 const NATIVE_PATHS = { messages: '/v1/messages', count_tokens: '/v1/messages/count_tokens' } as const;
 
@@ -21,14 +26,14 @@ export const anthropicProvider: Provider = {
     if (operation !== 'messages' && operation !== 'count_tokens') return undefined;
     const path = NATIVE_PATHS[operation];
     return (client) => {
-      const call = jsonPost(facts, channel, path, client.bodyFor(upstreamModel));
+      const call = anthropicPost(channel, path, client.bodyFor(upstreamModel));
       if (client.anthropicVersion) call.headers['anthropic-version'] = client.anthropicVersion;
       if (client.anthropicBeta) call.headers['anthropic-beta'] = client.anthropicBeta;
       return call;
     };
   },
   chat: (channel: UpstreamTarget, upstreamModel: string) => ({
-    request: (request) => jsonPost(facts, channel, '/v1/messages', JSON.stringify(messagesRequestOf(upstreamModel, request))),
+    request: (request) => anthropicPost(channel, '/v1/messages', JSON.stringify(messagesRequestOf(upstreamModel, request))),
     response: chatResponseOf,
     stream: anthropicStreamDecoder,
   }),

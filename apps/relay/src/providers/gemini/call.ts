@@ -16,5 +16,10 @@ export function generateContentMethod(stream: boolean): string {
 
 /** `POST {prefix}/v1beta/models/{model}:{method}` with the channel's key and a JSON body. */
 export function geminiCall(channel: UpstreamTarget, upstreamModel: string, method: string, body: unknown): UpstreamCall {
-  return jsonPost(GEMINI_FACTS, channel, geminiMethodPath(upstreamModel, method), JSON.stringify(body));
+  return geminiPost(channel, geminiMethodPath(upstreamModel, method), JSON.stringify(body));
+}
+
+/** A POST to a Gemini channel, its key in `x-goog-api-key`. */
+export function geminiPost(channel: UpstreamTarget, path: string, body: Buffer | string): UpstreamCall {
+  return jsonPost(channel, path, body, { 'x-goog-api-key': channel.key });
 }

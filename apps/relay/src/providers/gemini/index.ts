@@ -1,11 +1,10 @@
 import type { Provider } from '../../core/provider';
-import { generateContentMethod, geminiMethodPath, GEMINI_FACTS } from './call';
+import { GEMINI_FACTS, generateContentMethod, geminiMethodPath, geminiPost } from './call';
 import { embeddingsRequest, embeddingsResponse } from './embeddings';
 import { disablingReason, errorOf } from './errors';
 import { chatRequest } from './request';
 import { chatResponse } from './response';
 import { GeminiStreamDecoder } from './stream';
-import { jsonPost } from '../upstream-call';
 
 /**
  * Channel type 24 (docs/api.md 2.3, 2.6): generateContent passes through (the client's body
@@ -16,7 +15,7 @@ export const geminiProvider: Provider = {
   facts: GEMINI_FACTS,
   native(operation, channel, upstreamModel) {
     if (operation !== 'gemini') return undefined;
-    return (client) => jsonPost(GEMINI_FACTS, channel, geminiMethodPath(upstreamModel, generateContentMethod(client.stream)), client.bodyFor(upstreamModel));
+    return (client) => geminiPost(channel, geminiMethodPath(upstreamModel, generateContentMethod(client.stream)), client.bodyFor(upstreamModel));
   },
   chat: (channel, upstreamModel) => ({
     request: (request) => chatRequest(channel, upstreamModel, request),

@@ -9,7 +9,7 @@ import { openaiCall } from './upstream';
 export function embeddingsRequestToOpenAI(channel: UpstreamTarget, upstreamModel: string, request: EmbeddingRequest): UpstreamCall {
   const body: Record<string, unknown> = { model: upstreamModel, input: request.inputs };
   if (request.dimensions !== undefined) body.dimensions = request.dimensions;
-  return openaiCall(channel, '/v1/embeddings', body);
+  return openaiCall(channel, '/v1/embeddings', JSON.stringify(body));
 }
 
 function malformed(): UpstreamFailure {

@@ -1,5 +1,4 @@
 import type { NativeOperation, Provider } from '../../core/provider';
-import { jsonPost } from '../upstream-call';
 import { chatRequestToOpenAI } from './chat-request';
 import { chatResponseFromOpenAI } from './chat-response';
 import { OpenAIChatStreamDecoder } from './chat-stream';
@@ -25,10 +24,10 @@ export const openaiProvider: Provider = {
   native(operation, channel, upstreamModel) {
     const path = NATIVE_PATHS[operation];
     if (path === undefined || (operation === 'responses' && channel.settings.responses === 'chat')) return undefined;
-    return (client) => jsonPost(OPENAI_FACTS, channel, path, client.bodyFor(upstreamModel));
+    return (client) => openaiCall(channel, path, client.bodyFor(upstreamModel));
   },
   chat: (channel, upstreamModel) => ({
-    request: (request) => openaiCall(channel, '/v1/chat/completions', chatRequestToOpenAI(request, upstreamModel)),
+    request: (request) => openaiCall(channel, '/v1/chat/completions', JSON.stringify(chatRequestToOpenAI(request, upstreamModel))),
     response: chatResponseFromOpenAI,
     stream: () => new OpenAIChatStreamDecoder(),
   }),

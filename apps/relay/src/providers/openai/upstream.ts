@@ -5,6 +5,6 @@ import { jsonPost } from '../upstream-call';
 export const OPENAI_FACTS = CHANNEL_TYPES[CHANNEL_TYPE.openai];
 
 /** A JSON POST to an OpenAI-compatible channel: its path prefix, its key as a bearer token. */
-export function openaiCall(channel: UpstreamTarget, path: string, body: Record<string, unknown>): UpstreamCall {
-  return jsonPost(OPENAI_FACTS, channel, path, JSON.stringify(body));
+export function openaiCall(channel: UpstreamTarget, path: string, body: Buffer | string): UpstreamCall {
+  return jsonPost(channel, path, body, { authorization: `Bearer ${channel.key}` });
 }
