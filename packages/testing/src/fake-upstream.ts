@@ -1,8 +1,18 @@
 // The fake model providers of the tests and of `pnpm bench`: one local server speaking OpenAI,
-// Anthropic and Gemini (see fake-providers/ for each one's routes and deterministic answers).
+// Anthropic, Gemini, Azure OpenAI, AWS Bedrock and Google Vertex AI (see fake-providers/ for each
+// one's routes and deterministic answers).
 export { type FakeUpstream, startFakeUpstream } from './fake-providers/server';
 export { fakePcmBase64 } from './fake-providers/gemini';
 export {
+  FAKE_AWS_ACCESS_KEY_ID,
+  FAKE_AWS_SECRET_ACCESS_KEY,
+  FAKE_AWS_SESSION_ACCESS_KEY_ID,
+  FAKE_AWS_SESSION_TOKEN,
+  FAKE_BEDROCK_API_KEY,
+} from './fake-providers/bedrock';
+export { FAKE_VERTEX_PROJECT, fakeVertexServiceAccount, VERTEX_TOKEN_PATH } from './fake-providers/vertex';
+export {
+  type CloudRequest,
   DEFAULT_EMBEDDING_DIMENSIONS,
   type Dialect,
   FAKE_MODES,

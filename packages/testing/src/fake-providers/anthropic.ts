@@ -44,7 +44,7 @@ import {
 } from './shared';
 
 const error = (type: string, message: string) => ({ type: 'error', error: { type, message } });
-const reply = (status: number, type: string, message: string): ErrorReply => ({ status, body: error(type, message) });
+export const reply = (status: number, type: string, message: string): ErrorReply => ({ status, body: error(type, message) });
 
 const FAULTS: FaultReplies = {
   error400: (key) => reply(400, 'invalid_request_error', `temperature: Input should be less than or equal to 1 (request with key ${key} to https://upstream.internal/v1/messages)`),
@@ -90,7 +90,7 @@ function toolUse(body: JsonObject): string | undefined {
   return toolToCall(offered, forced, choice.type === 'none', endsWithToolResult);
 }
 
-function messages(body: JsonObject, { settings, sequence, withUsage }: AnswerContext): Answer {
+export function messages(body: JsonObject, { settings, sequence, withUsage }: AnswerContext): Answer {
   if (typeof body.max_tokens !== 'number') {
     return jsonAnswer(error('invalid_request_error', 'max_tokens: Field required'), 'application/json', 400);
   }
@@ -172,7 +172,7 @@ function messages(body: JsonObject, { settings, sequence, withUsage }: AnswerCon
 const apiKey = (headers: IncomingHttpHeaders): string =>
   String(headers['x-api-key'] ?? bearerToken(headers));
 
-const countTokens = (body: JsonObject): Answer => jsonAnswer({ input_tokens: inputTokens(body) });
+export const countTokens = (body: JsonObject): Answer => jsonAnswer({ input_tokens: inputTokens(body) });
 
 export const anthropicProvider: FakeProvider = {
   dialect: 'anthropic',
@@ -182,7 +182,7 @@ export const anthropicProvider: FakeProvider = {
     return undefined;
   },
   apiKey,
-  checkHeaders(headers) {
+  checkRequest({ headers }) {
     if (!apiKey(headers)) return reply(401, 'authentication_error', 'x-api-key header is required');
     if (!headers['anthropic-version']) return reply(400, 'invalid_request_error', 'anthropic-version: header is required');
     return undefined;

@@ -49,7 +49,7 @@ const SAMPLE_RATE = 24_000;
 const SAFETY_RATINGS = [{ category: 'HARM_CATEGORY_HARASSMENT', probability: 'NEGLIGIBLE' }];
 
 const error = (code: number, message: string, status: string) => ({ error: { code, message, status } });
-const reply = (code: number, message: string, status: string): ErrorReply => ({ status: code, body: error(code, message, status) });
+export const reply = (code: number, message: string, status: string): ErrorReply => ({ status: code, body: error(code, message, status) });
 
 const FAULTS: FaultReplies = {
   error400: (key) => reply(400, `Invalid JSON payload received with key ${key} at https://upstream.internal/v1beta`, 'INVALID_ARGUMENT'),

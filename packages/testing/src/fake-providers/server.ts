@@ -1,15 +1,18 @@
 // The one HTTP server behind every fake provider: routes POSTs by path to the provider modules,
-// records each request, picks the mode (body field `fake_mode`, header `x-fake-mode`, else the
-// server's, set by `setMode`) and plays the faults every provider shares. Also the upstream of
-// `pnpm bench`, so the success path stays lean.
+// records each request, runs the provider's request check (credentials, signatures), picks the mode
+// (body field `fake_mode`, header `x-fake-mode`, else the server's, set by `setMode`) and plays the
+// faults every provider shares. Also the upstream of `pnpm bench`, so the success path stays lean.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 // The subpath, not the package: the fake stays free of Express and prom-client.
 import { drainedOrClosed } from '@modelgate/http/backpressure';
 import { anthropicProvider } from './anthropic';
+import { azureProvider } from './azure';
+import { bedrockProvider } from './bedrock';
 import { geminiProvider } from './gemini';
 import { openAiProvider } from './openai';
 import {
+  type Dialect,
   type ErrorReply,
   FAKE_MODES,
   FAKE_TEXT_PIECE,
@@ -20,9 +23,15 @@ import {
   isObject,
   type JsonObject,
   type Operation,
+  OVERSIZED_PADDING,
+  type PlainRoute,
   type RecordedRequest,
+  SSE_FRAMING,
   type StreamAnswer,
+  type StreamEvent,
+  type WholeAnswer,
 } from './shared';
+import { VERTEX_TOKEN_PATH, vertexAnthropicProvider, vertexGeminiProvider, vertexTokenRoute } from './vertex';
 
 export interface FakeUpstream {
   url: string;
@@ -35,10 +44,18 @@ export interface FakeUpstream {
 /** Per request, the body field `fake_mode` or the header `x-fake-mode` overrides the server's mode. */
 const MODE_FIELD = 'fake_mode';
 const MODE_HEADER = 'x-fake-mode';
-const PROVIDERS: readonly FakeProvider[] = [openAiProvider, anthropicProvider, geminiProvider];
+// The cloud providers first: the others match paths by their ending (`/openai/v1/responses` is Azure's).
+const PROVIDERS: readonly FakeProvider[] = [
+  azureProvider,
+  bedrockProvider,
+  vertexGeminiProvider,
+  vertexAnthropicProvider,
+  openAiProvider,
+  anthropicProvider,
+  geminiProvider,
+];
+const PLAIN_ROUTES: ReadonlyMap<string, PlainRoute> = new Map([[VERTEX_TOKEN_PATH, vertexTokenRoute]]);
 const MID_STREAM_FAULTS: ReadonlySet<FakeMode> = new Set(['hangMidStream', 'resetMidStream', 'errorMidStream', 'endMidStream', 'oversized']);
-/** The piece `oversized` answers are written in. */
-const PADDING = Buffer.alloc(64 * 1024, 'a');
 
 function readRequestBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -49,10 +66,15 @@ function readRequestBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-function sendJson(res: ServerResponse, { status, body }: ErrorReply): void {
+function sendJson(res: ServerResponse, { status, body, headers }: ErrorReply): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
+}
+
+function sendWhole(res: ServerResponse, answer: WholeAnswer): void {
+  res.writeHead(answer.status, { ...answer.headers, 'content-type': answer.contentType, 'content-length': Buffer.byteLength(answer.body) });
+  res.end(answer.body);
 }
 
 function parseObject(body: Buffer): JsonObject | undefined {
@@ -75,11 +97,11 @@ function routeOf(path: string): { provider: FakeProvider; operation: Operation }
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** `head`, `bytes` of padding and `tail`, written as the reader takes them; stops when the connection closes. */
-async function writeOversized(res: ServerResponse, head: string, bytes: number, tail: string): Promise<void> {
+async function writeOversized(res: ServerResponse, head: StreamEvent, bytes: number, tail: StreamEvent): Promise<void> {
   res.write(head);
-  for (let left = bytes; left > 0; left -= PADDING.length) {
+  for (let left = bytes; left > 0; left -= OVERSIZED_PADDING.length) {
     if (res.destroyed) return;
-    if (!res.write(left >= PADDING.length ? PADDING : PADDING.subarray(0, left))) await drainedOrClosed(res);
+    if (!res.write(left >= OVERSIZED_PADDING.length ? OVERSIZED_PADDING : OVERSIZED_PADDING.subarray(0, left))) await drainedOrClosed(res);
   }
   if (!res.destroyed) res.end(tail);
 }
@@ -96,21 +118,13 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
     textPiece: initial.textPiece ?? FAKE_TEXT_PIECE,
     oversizedBytes: initial.oversizedBytes ?? 100 * 1024 * 1024,
     serverToolCalls: initial.serverToolCalls ?? 1,
+    vertexTokenTtlSeconds: initial.vertexTokenTtlSeconds ?? 3600,
   };
   const requests: RecordedRequest[] = [];
   let sequence = 0;
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readRequestBody(req);
-    const url = req.url ?? '/';
-    const query = url.indexOf('?');
-    const path = query === -1 ? url : url.slice(0, query);
-    const route = req.method === 'POST' ? routeOf(path) : undefined;
-    if (!route) return sendJson(res, { status: 404, body: { error: { message: `no route ${req.method} ${path}` } } });
-    const { provider, operation } = route;
-    const json = parseObject(body);
-    const requested = json?.[MODE_FIELD] ?? req.headers[MODE_HEADER];
-    const mode = typeof requested === 'string' && (FAKE_MODES as readonly string[]).includes(requested) ? (requested as FakeMode) : settings.mode;
+  /** The request as recorded (kept in `requests` unless recording is off), updated as its response closes. */
+  function track(req: IncomingMessage, res: ServerResponse, url: string, path: string, body: Buffer, json: JsonObject | undefined, dialect: Dialect, mode: FakeMode): RecordedRequest {
     const recorded: RecordedRequest = {
       method: 'POST',
       url,
@@ -118,7 +132,7 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
       headers: req.headers,
       body,
       json,
-      dialect: provider.dialect,
+      dialect,
       mode,
       chunksSent: 0,
       closed: false,
@@ -130,8 +144,25 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
       recorded.closedAt = Date.now();
       recorded.completed = res.writableFinished;
     });
+    return recorded;
+  }
 
-    const refused = provider.checkHeaders?.(req.headers);
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await readRequestBody(req);
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
+    const plain = req.method === 'POST' ? PLAIN_ROUTES.get(path) : undefined;
+    if (plain) return sendWhole(res, plain.answer(track(req, res, url, path, body, undefined, plain.dialect, 'ok'), settings));
+    const route = req.method === 'POST' ? routeOf(path) : undefined;
+    if (!route) return sendJson(res, { status: 404, body: { error: { message: `no route ${req.method} ${path}` } } });
+    const { provider, operation } = route;
+    const json = parseObject(body);
+    const requested = json?.[MODE_FIELD] ?? req.headers[MODE_HEADER];
+    const mode = typeof requested === 'string' && (FAKE_MODES as readonly string[]).includes(requested) ? (requested as FakeMode) : settings.mode;
+    const recorded = track(req, res, url, path, body, json, provider.dialect, mode);
+
+    const refused = await provider.checkRequest?.(recorded);
     if (refused) return sendJson(res, refused);
     if (!json) return sendJson(res, provider.invalidJson);
     if (mode === 'reset') {
@@ -166,8 +197,7 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
         return;
       }
     }
-    res.writeHead(answer.status, { 'content-type': answer.contentType, 'content-length': Buffer.byteLength(answer.body) });
-    res.end(answer.body);
+    sendWhole(res, answer);
     recorded.chunksSent = 1;
   }
 
@@ -175,13 +205,17 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
     const { events } = answer;
     const chunkDelayMs = mode === 'slowDrip' && settings.chunkDelayMs === 0 ? 200 : settings.chunkDelayMs;
     const cut = MID_STREAM_FAULTS.has(mode) ? Math.min(answer.cutAfter, events.length) : -1;
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const framing = provider.framing ?? SSE_FRAMING;
+    res.writeHead(200, { ...answer.headers, 'content-type': framing.contentType, 'cache-control': 'no-cache' });
     for (let i = 0; ; i++) {
       if (res.destroyed) return;
       if (i === cut) {
         if (mode === 'errorMidStream') res.end(answer.errorEvent ?? provider.errorEvent);
         else if (mode === 'endMidStream') res.end();
-        else if (mode === 'oversized') await writeOversized(res, 'data: {"padding":"', settings.oversizedBytes, '"}\n\n');
+        else if (mode === 'oversized') {
+          const { head, tail } = framing.oversized(settings.oversizedBytes);
+          await writeOversized(res, head, settings.oversizedBytes, tail);
+        }
         // Let the first chunks reach the client before the connection dies.
         else if (mode === 'resetMidStream') setTimeout(() => req.socket.destroy(), 50);
         return;

@@ -24,7 +24,7 @@ export const FAKE_MODES = [
   'hangBeforeHeaders',
   /** Headers and the first chunks (see `StreamAnswer.cutAfter`), then silence. */
   'hangMidStream',
-  /** One good event, then an event whose data is not JSON (whole answers: truncated JSON). */
+  /** One good event, then an event whose data is not JSON (Bedrock: a frame with a broken CRC; whole answers: truncated JSON). */
   'malformedSse',
   /** Chunks with `chunkDelayMs` (default 200 ms) between them. */
   'slowDrip',
@@ -41,10 +41,20 @@ export const FAKE_MODES = [
    * one event of that size.
    */
   'oversized',
+  /**
+   * Azure OpenAI: the 400 `content_filter` refusal Azure sends when the prompt trips its content
+   * filter. The other providers answer as in `ok`.
+   */
+  'contentFilter',
 ] as const;
 export type FakeMode = (typeof FAKE_MODES)[number];
 
-export type Dialect = 'openai' | 'anthropic' | 'gemini';
+/**
+ * The fake provider that answered. The cloud ones answer in the dialect of the model behind them:
+ * Azure OpenAI's; Bedrock InvokeModel's and Vertex rawPredict's Anthropic; Vertex Gemini's Gemini
+ * (Bedrock Converse is Bedrock's own).
+ */
+export type Dialect = 'openai' | 'anthropic' | 'gemini' | 'azure' | 'bedrock' | 'vertex';
 
 export interface FakeUpstreamOptions {
   mode?: FakeMode;
@@ -56,7 +66,7 @@ export interface FakeUpstreamOptions {
   audioMs?: number;
   /**
    * Prompt tokens read from the provider's cache, on top of the tokens counted from the request
-   * (chat routes: OpenAI chat, Anthropic messages, Gemini generateContent). Default 0.
+   * (chat routes: OpenAI chat, Anthropic messages, Gemini generateContent, Bedrock Converse). Default 0.
    */
   cachedTokens?: number;
   /** Prompt tokens written to the provider's cache, on top of the counted ones (same routes). Default 0. */
@@ -72,6 +82,8 @@ export interface FakeUpstreamOptions {
    * metadata with that many queries). Default 1.
    */
   serverToolCalls?: number;
+  /** `expires_in` of the access tokens the fake Vertex token endpoint issues, in seconds (default 3600). */
+  vertexTokenTtlSeconds?: number;
   /** Keep every request in `requests` (default true; the benchmark turns it off). */
   record?: boolean;
 }
@@ -88,6 +100,8 @@ export interface RecordedRequest {
   /** The body parsed as JSON, or undefined. */
   json: unknown;
   dialect: Dialect;
+  /** What a cloud route read from the request (filled as the credentials are checked). */
+  cloud?: CloudRequest;
   mode: FakeMode;
   /** Chunks (stream pieces) written so far. */
   chunksSent: number;
@@ -98,7 +112,22 @@ export interface RecordedRequest {
   completed: boolean;
 }
 
+/** What a cloud route read from the request. */
+export interface CloudRequest {
+  /** The Azure deployment, the Bedrock model id (decoded) or the Vertex model, from the path. */
+  model?: string;
+  /** Bedrock: the region of the SigV4 credential scope; Vertex: the location of the path. */
+  region?: string;
+  /** Vertex: the project of the path. */
+  project?: string;
+  /** How the request authenticated: Azure `api-key`, Bedrock SigV4 or API key, Vertex OAuth token. */
+  auth?: 'api-key' | 'sigv4' | 'bearer';
+}
+
 export type JsonObject = Record<string, unknown>;
+
+/** A stream event as written: text (server-sent events) or bytes (AWS event-stream frames). */
+export type StreamEvent = string | Uint8Array;
 
 /** A JSON answer in one piece (also a provider's own validation error). */
 export interface WholeAnswer {
@@ -106,14 +135,16 @@ export interface WholeAnswer {
   status: number;
   body: string;
   contentType: string;
+  /** More response headers (Bedrock's `x-amzn-ErrorType` on its validation errors). */
+  headers?: Record<string, string>;
 }
 
 export interface StreamAnswer {
   stream: true;
-  /** Whole SSE events, framing included (`data: ...` and the provider's separator). */
-  events: string[];
+  /** Whole events, framing included (`data: ...` and the provider's separator, or event-stream frames). */
+  events: StreamEvent[];
   /** Written after the last event (OpenAI's `data: [DONE]`), if anything. */
-  end?: string;
+  end?: StreamEvent;
   /**
    * How many events go out before a mid-stream fault strikes: up to and including the second text
    * piece, or in a tool-call answer the first piece of the arguments (Gemini: everything before the
@@ -124,7 +155,9 @@ export interface StreamAnswer {
    * What `errorMidStream` ends the stream with instead of the provider's `errorEvent` (Responses
    * events carry the stream's sequence numbers and response id).
    */
-  errorEvent?: string;
+  errorEvent?: StreamEvent;
+  /** More response headers (Bedrock's `x-amzn-bedrock-content-type`). */
+  headers?: Record<string, string>;
 }
 
 export type Answer = WholeAnswer | StreamAnswer;
@@ -143,6 +176,8 @@ export type Operation = (body: JsonObject, context: AnswerContext) => Answer;
 export interface ErrorReply {
   status: number;
   body: unknown;
+  /** More response headers (AWS's `x-amzn-ErrorType`). */
+  headers?: Record<string, string>;
 }
 
 /** A provider's error reply per fault mode (the modes that are plain errors); `key` is the request's API key. */
@@ -155,16 +190,42 @@ export interface FakeProvider {
   operation(path: string): Operation | undefined;
   /** The API key the request carries, echoed by some error messages as the real providers do. */
   apiKey(headers: IncomingHttpHeaders, url: string): string;
-  /** A refusal decided from the headers alone, before the body (Anthropic's required headers). */
-  checkHeaders?(headers: IncomingHttpHeaders): ErrorReply | undefined;
+  /**
+   * A refusal decided before the body is answered and before any mode (required headers and query
+   * parameters, credentials, signatures); may fill `request.cloud`.
+   */
+  checkRequest?(request: RecordedRequest): ErrorReply | undefined | Promise<ErrorReply | undefined>;
   /** The answer to a body that is not a JSON object. */
   invalidJson: ErrorReply;
   /** The provider's error replies; the modes without one are not plain errors. */
   faults: FaultReplies;
   /** An event whose data is not JSON (`malformedSse`), framing included. */
-  malformedEvent: string;
+  malformedEvent: StreamEvent;
   /** The provider's in-stream error event (`errorMidStream`), framing included. */
-  errorEvent: string;
+  errorEvent: StreamEvent;
+  /** How its streams are framed (default `SSE_FRAMING`). */
+  framing?: StreamFraming;
+}
+
+/** The piece `oversized` answers are written in. */
+export const OVERSIZED_PADDING = Buffer.alloc(64 * 1024, 'a');
+
+/** A provider's stream framing. */
+export interface StreamFraming {
+  contentType: string;
+  /** The `oversized` event: `head`, then `bytes` of `OVERSIZED_PADDING` (written by the server), then `tail`. */
+  oversized(bytes: number): { head: StreamEvent; tail: StreamEvent };
+}
+
+export const SSE_FRAMING: StreamFraming = {
+  contentType: 'text/event-stream',
+  oversized: () => ({ head: 'data: {"padding":"', tail: '"}\n\n' }),
+};
+
+/** A route outside the model flow (Vertex's token exchange): answered from the raw request, in every mode. */
+export interface PlainRoute {
+  dialect: Dialect;
+  answer(request: RecordedRequest, settings: FakeSettings): WholeAnswer;
 }
 
 /** The text piece every answer is made of, one token each. */
@@ -244,3 +305,6 @@ export const jsonAnswer = (body: unknown, contentType = 'application/json', stat
   body: JSON.stringify(body),
   contentType,
 });
+
+/** A provider's own refusal, answered by an operation (body rules the route checks itself). */
+export const errorAnswer = ({ status, body, headers }: ErrorReply): WholeAnswer => ({ ...jsonAnswer(body, 'application/json', status), headers });
