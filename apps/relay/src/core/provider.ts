@@ -126,6 +126,11 @@ export interface Provider {
    * the credential cannot be used (a failure of the channel, never of the client).
    */
   authorize?(channel: UpstreamTarget, call: UpstreamCall): Promise<void>;
+  /**
+   * The upstream refused a credential `authorize` supplied (a 401): what it cached for the channel
+   * (an access token) is dropped, so the next call authorizes afresh.
+   */
+  credentialRejected?(channel: UpstreamTarget): void;
   /** The error an upstream error answer reports, or undefined when it is not one. */
   errorOf(body: Buffer, headers: IncomingHttpHeaders): UpstreamError | undefined;
   /**

@@ -189,6 +189,7 @@ export class RelayService {
   ): Promise<Error> {
     if (signal.aborted) throw new ClientGone();
     this.deps.logger.warn({ ...trace, channelId: channel.id, status }, 'upstream answered with an error');
+    if (status === 401) provider.credentialRejected?.(channel);
     const error = provider.errorOf(body, headers);
     const reason = provider.disablingReason(status, error);
     if (reason && channel.autoBan) await this.disable(channel, reason, error?.message, trace);

@@ -84,7 +84,7 @@ export class SseParser implements StreamFraming {
   }
 }
 
-function oversizedEvent(): UpstreamFailure {
+export function oversizedEvent(): UpstreamFailure {
   return new UpstreamFailure('other', `an upstream event exceeded ${MAX_EVENT_BYTES / 1024 / 1024} MB`);
 }
 

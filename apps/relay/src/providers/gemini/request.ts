@@ -56,10 +56,10 @@ function functionCallingConfigOf(choice: ToolChoice): Record<string, unknown> {
 }
 
 /**
- * A chat request as `generateContent` (`streamGenerateContent?alt=sse` when streamed). `user` and
+ * A chat request as a `generateContent` body, which Vertex AI's Gemini models take too. `user` and
  * `parallelToolCalls` have no Gemini counterpart and are dropped (docs/api.md 2.6).
  */
-export function chatRequest(channel: UpstreamTarget, upstreamModel: string, request: ChatRequest): UpstreamCall {
+export function generateContentBody(request: ChatRequest): Record<string, unknown> {
   const body: Record<string, unknown> = { contents: contentsOf(request.messages) };
   const systemInstruction = systemInstructionOf(request.system);
   if (systemInstruction) body.systemInstruction = systemInstruction;
@@ -70,5 +70,10 @@ export function chatRequest(channel: UpstreamTarget, upstreamModel: string, requ
   }
   const generationConfig = generationConfigOf(request);
   if (generationConfig) body.generationConfig = generationConfig;
-  return geminiCall(channel, upstreamModel, generateContentMethod(request.stream), body);
+  return body;
+}
+
+/** A chat request as `generateContent` (`streamGenerateContent?alt=sse` when streamed). */
+export function chatRequest(channel: UpstreamTarget, upstreamModel: string, request: ChatRequest): UpstreamCall {
+  return geminiCall(channel, upstreamModel, generateContentMethod(request.stream), generateContentBody(request));
 }
