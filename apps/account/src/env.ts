@@ -33,6 +33,8 @@ export const accountEnvSchema = z
     STRIPE_WEBHOOK_SECRET: z.string().optional(),
     STRIPE_PRICE_ID: z.string().optional(),
     STRIPE_API_BASE: env.httpUrl('https://api.stripe.com'),
+    /** The relay's own address (not the edge): the channel test runs there. */
+    RELAY_URL: env.httpUrl('http://127.0.0.1:3001'),
   })
   .superRefine(...requiredInProduction('SESSION_SECRET', 'CRYPTO_SECRET'))
   .transform((data) => {

@@ -5,6 +5,7 @@ import { createTestAccount } from './support/app';
 import { expectFailure, expectOk } from './support/envelope';
 import { FakeUpstream } from './support/fake-upstream';
 import { listenForInvalidations } from './support/invalidations';
+import { relayForChannelTests } from './support/relay';
 import { loggedInUser, type LoggedInUser, ROLE } from './support/users';
 
 const account = createTestAccount();
@@ -124,7 +125,7 @@ describe('channel CRUD (admin)', () => {
 
   it.each([
     [{ type: 1, key: 'k', models: 'm' }, /name/],
-    [{ name: 'n', type: 3, key: 'k', models: 'm' }, /type/],
+    [{ name: 'n', type: 2, key: 'k', models: 'm' }, /type/],
     [{ name: 'n', type: 1, models: 'm' }, /key/],
     [{ name: 'n', type: 1, key: 'k', models: ' , ' }, /models/],
     [{ name: 'n', type: 1, key: 'k', models: 'm', base_url: 'ftp://x' }, /base_url/],
@@ -140,6 +141,10 @@ describe('channel CRUD (admin)', () => {
     [{ name: 'n', type: 24, key: 'k', models: 'm', settings: { responses: 'native' } }, /settings\.responses/],
     [{ name: 'n', type: 1, key: 'k', models: 'm', settings: '{"responses":"chat"}' }, /settings: must be a JSON object/],
     [{ name: 'n', type: 1, key: 'k', models: 'm', settings: null }, /settings: must be a JSON object/],
+    [{ name: 'n', type: 3, key: 'k', models: 'm' }, /^base_url: Azure OpenAI channels need their endpoint/],
+    [{ name: 'n', type: 33, key: 'AKID|', models: 'm', settings: { region: 'us-east-1' } }, /^key: AWS Bedrock must be ACCESS_KEY_ID/],
+    [{ name: 'n', type: 33, key: 'AKID|secret', models: 'm' }, /^settings\.region: AWS Bedrock channels need a region/],
+    [{ name: 'n', type: 41, key: 'AIza-not-a-key-file', models: 'm' }, /^key: Google Vertex AI must be the service account key file/],
   ])('rejects %j with 400', async (body, field) => {
     const { agent } = await admin();
     expectFailure(await agent.post('/api/channel/').send(body), 400, 'invalid_request', field);
@@ -229,7 +234,8 @@ describe('routing updates reach relays', () => {
   });
 });
 
-describe('GET /api/channel/test/:id', () => {
+describe('GET /api/channel/test/:id (run by the relay)', () => {
+  relayForChannelTests(account);
   const upstream = new FakeUpstream();
   let baseUrl: string;
   beforeAll(async () => {
@@ -255,7 +261,7 @@ describe('GET /api/channel/test/:id', () => {
     expect(upstream.requests[0]).toMatchObject({
       method: 'POST',
       path: '/v1/chat/completions',
-      body: { model: 'davinci-002-upstream', messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 },
+      body: { model: 'davinci-002-upstream', messages: [{ role: 'user', content: 'hi' }], max_completion_tokens: 1 },
     });
     expect(upstream.requests[0]?.headers).toMatchObject({ authorization: `Bearer ${CHANNEL_KEY}`, 'content-type': 'application/json' });
     const row = await prisma.channel.findUniqueOrThrow({ where: { id: channel.id } });
@@ -273,7 +279,7 @@ describe('GET /api/channel/test/:id', () => {
     expect(upstream.requests[0]).toMatchObject({
       method: 'POST',
       path: '/proxy/v1/messages',
-      body: { model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 },
+      body: { model: 'claude-haiku-4-5', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], max_tokens: 1 },
     });
     expect(upstream.requests[0]?.headers).toMatchObject({ 'x-api-key': CHANNEL_KEY, 'anthropic-version': '2023-06-01' });
     expect(upstream.requests[0]?.headers.authorization).toBeUndefined();
@@ -284,7 +290,7 @@ describe('GET /api/channel/test/:id', () => {
     upstream.reply = { status: 401, body: { type: 'error', error: { type: 'authentication_error', message: `invalid x-api-key ${CHANNEL_KEY}` } } };
     const channel = await createChannel(prisma, { type: 14, baseUrl, key: CHANNEL_KEY, models: 'claude-haiku-4-5' });
     const res = await agent.get(`/api/channel/test/${channel.id}`);
-    expect(expectOk(res)).toMatchObject({ success: false, message: 'upstream answered 401: invalid x-api-key ***' });
+    expect(expectOk(res)).toMatchObject({ success: false, message: 'upstream answered 401: invalid x-api-key [redacted]' });
     expect(JSON.stringify(res.body)).not.toContain(CHANNEL_KEY);
   });
 

@@ -1,8 +1,9 @@
 import { createChannel } from '@modelgate/testing';
 import request from 'supertest';
 import { createTestAccount } from './support/app';
-import { expectFailure, expectOk } from './support/envelope';
+import { expectOk } from './support/envelope';
 import { FakeUpstream } from './support/fake-upstream';
+import { relayForChannelTests } from './support/relay';
 import { TOTP_STEP_MS, totpAt } from './support/totp';
 import { logIn, loggedInUser, ROLE } from './support/users';
 
@@ -10,6 +11,7 @@ const account = createTestAccount();
 const { app, prisma } = account;
 const upstream = new FakeUpstream();
 let baseUrl: string;
+relayForChannelTests(account);
 
 beforeAll(async () => {
   baseUrl = await upstream.start();
@@ -70,10 +72,10 @@ it('no response or log line ever carries a password, TOTP secret, backup code, A
   record(await user.agent.put('/api/user/self').send({ password: newPassword, original_password: wrongPassword }));
   record(await request(app).post('/api/user/login').send({ username: 'leaky', password: newPassword }));
 
-  // A failure inside the service: the client gets a generic 500, the log no stack or secret.
+  // A key the relay cannot decrypt: the test says so, without the key or the reason's details.
   const broken = await createChannel(prisma, { key: channelKey, cryptoSecret: 'another-secret-entirely-0123456789' });
-  const failure = record(await admin.agent.get(`/api/channel/test/${broken.id}`));
-  expectFailure(failure, 500, 'internal_error', /^internal server error$/);
+  const failure = expectOk(record(await admin.agent.get(`/api/channel/test/${broken.id}`)));
+  expect(failure).toMatchObject({ success: false, message: expect.stringMatching(/^the relay cannot use this channel: unreadable key/) });
 
   const secrets = [password, wrongPassword, newPassword, setup.secret, ...setup.backup_codes, enableCode, apiKey, apiKey.slice(3), channelKey, 'sk_live_option_secret'];
   const logs = account.logLines.join('\n');

@@ -6,6 +6,8 @@ import { accessLog, errorHandler, healthRouter, notFound, requestId, trustProxie
 import type { IpAllowList } from '@modelgate/schemas';
 import express, { type NextFunction } from 'express';
 import type { Redis } from 'ioredis';
+import { channelTestRouter } from './features/channel-test/router';
+import type { ChannelTester } from './features/channel-test/service';
 import type { ChannelCache } from './features/channels/channel-cache';
 import { createRelayHandler } from './direct-routes';
 import { chatCompletionsRoute } from './endpoints/chat-completions/router';
@@ -35,6 +37,9 @@ export interface RelayDeps {
   maxBodyMb: number;
   /** TRUSTED_PROXIES: the only peers whose X-Forwarded-For names the client (key IP allow-lists). */
   trustedProxies: IpAllowList;
+  channelTester: ChannelTester;
+  /** The bearer token of the internal API (internalApiToken). */
+  internalToken: string;
 }
 
 /** What the per-request middlewares and the error answers read: an Express request, or a direct route's. */
@@ -92,6 +97,7 @@ export function createRelayApp(deps: RelayDeps): RequestListener {
   // Every call reserves in Redis; no call reads PostgreSQL (caches and the ledger queue ride out its outage).
   app.use(healthRouter({ required: { redis: () => deps.redis.ping() }, reported: { database: () => pingDatabase(deps.prisma) } }));
   app.get('/metrics', deps.metrics.handler);
+  app.use(channelTestRouter(deps.channelTester, deps.internalToken));
   app.use(modelsRouter(deps.keys, deps.keyFailures, deps.channels));
   app.use(notFound(dialectOf));
   app.use(errors);

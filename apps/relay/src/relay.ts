@@ -1,6 +1,7 @@
 import { createServiceRedis } from '@modelgate/queue/connections';
 import { publishCacheInvalidation } from '@modelgate/queue/invalidation';
 import { randomBytes } from 'node:crypto';
+import { internalApiToken } from '@modelgate/config';
 import type { RequestListener } from 'node:http';
 import { hostname } from 'node:os';
 import type { PrismaClient } from '@modelgate/db';
@@ -14,6 +15,7 @@ import { LedgerWriter } from './features/billing/ledger-writer';
 import { billingKeys, withBillingScripts } from './features/billing/redis-scripts';
 import { LedgerRepository } from './features/billing/repository';
 import { CacheSync } from './features/cache-sync/subscriber';
+import { ChannelTester } from './features/channel-test/service';
 import { ChannelCache } from './features/channels/channel-cache';
 import { ChannelRepository } from './features/channels/repository';
 import { KeyFailureLimit } from './features/keys/failure-limit';
@@ -115,6 +117,8 @@ export function createRelay({ env, logger, prisma, redis }: RelayInfra): Relay {
     metrics: metrics.service,
     maxBodyMb: env.MAX_REQUEST_BODY_MB,
     trustedProxies: env.TRUSTED_PROXIES,
+    channelTester: new ChannelTester({ repository: channelRepository, cryptoSecret: env.CRYPTO_SECRET, providerOf: providerFor, upstream }),
+    internalToken: internalApiToken(env.CRYPTO_SECRET),
   });
 
   return {

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { isIP } from 'node:net';
 import { parseIpAllowList, publicAddressText } from '@modelgate/schemas';
 import { z } from 'zod';
@@ -145,6 +146,15 @@ export const DEVELOPMENT_SECRETS = {
 } as const;
 
 type SecretName = keyof typeof DEVELOPMENT_SECRETS;
+
+/**
+ * The bearer token of the relay's internal API (the channel test the account service asks for),
+ * derived from CRYPTO_SECRET, which both already share: no second secret to deploy. Never leaves
+ * the cluster: the edge forwards only /v1 and /v1beta to the relay.
+ */
+export function internalApiToken(cryptoSecret: string): string {
+  return createHmac('sha256', cryptoSecret).update('modelgate internal api').digest('hex');
+}
 
 /**
  * `schema.superRefine(...requiredInProduction('CRYPTO_SECRET'))`: in production the secrets must be

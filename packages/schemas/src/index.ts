@@ -1,4 +1,5 @@
 export * from './channel-settings';
+export * from './channel-test';
 export * from './channel-types';
 export * from './domain';
 export * from './ip-allow-list';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import { testDatabaseUrl } from './database';
-import { redisPrefix } from './redis';
+import { redisPrefix, testRedisUrl } from './redis';
 
 type Falsy = undefined | null | false | 0 | '';
 
@@ -216,4 +216,26 @@ export async function startWorkerProcess(redisUrl: string, env: Record<string, s
       ...env,
     },
   });
+}
+
+/**
+ * The relay (apps/relay) as its own process on the run's database and Redis prefix, on a free port:
+ * what the account service asks for channel tests. `env` adds or overrides settings.
+ */
+export async function startRelayProcess(env: Record<string, string> = {}): Promise<ServiceProcess & { url: string }> {
+  const port = await freePort();
+  const relay = await startServiceProcess({
+    entry: join(__dirname, '../../../apps/relay/src/index.ts'),
+    readyUrl: `http://127.0.0.1:${port}/readyz`,
+    env: {
+      DATABASE_URL: testDatabaseUrl(),
+      DATABASE_POOL_SIZE: '3',
+      REDIS_URL: testRedisUrl(),
+      REDIS_PREFIX: redisPrefix(),
+      RELAY_PORT: String(port),
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+  });
+  return Object.assign(relay, { url: `http://127.0.0.1:${port}` });
 }

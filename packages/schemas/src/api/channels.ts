@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { channelTestResultSchema } from '../channel-test';
 import { CHANNEL_TYPE_NUMBERS } from '../channel-types';
 import { CHANNEL_STATUS, parseModelMapping } from '../domain';
 import { isReservedName, RESERVED_NAME_MESSAGE } from '../names';
@@ -103,7 +104,7 @@ export const channelOperations = [
     summary: 'Send one minimal request through the channel',
     params: idPathParams,
     query: channelTestQuery,
-    response: z.object({ success: z.boolean(), message: z.string(), time_ms: z.number().int() }),
+    response: channelTestResultSchema,
   },
   { method: 'get', path: '/api/channel/:id', auth: 'admin', summary: 'One channel', params: idPathParams, response: channelViewSchema },
   { method: 'put', path: '/api/channel', auth: 'admin', summary: 'Edit a channel', body: channelUpdateBody, response: channelViewSchema },

@@ -1,22 +1,21 @@
-import { type ChannelModel, decryptSecret, encryptSecret, type Prisma } from '@modelgate/db';
+import { type ChannelModel, encryptSecret, type Prisma } from '@modelgate/db';
+import { internalApiToken } from '@modelgate/config';
 import { AppError } from '@modelgate/errors';
 import {
   CHANNEL_STATUS,
   CHANNEL_TYPES,
   channelAddressChanges,
-  channelBaseUrl,
   type ChannelType,
   type ChannelView,
   checkChannelSettings,
   isChannelType,
-  parseModelMapping,
 } from '@modelgate/schemas';
 import type { AccountDeps } from '../../deps';
 import { nowMs, unixSeconds } from '../../lib/clock';
 import type { Page, PageRequest } from '../../lib/envelope';
 import { publishInvalidation } from '../../lib/invalidation';
 import { deleteChannels, findChannel, findChannelPage, insertChannel, recordTestResult, updateChannel } from './repository';
-import { testUpstream } from './upstream-test';
+import { testThroughRelay } from './relay-test';
 
 /** A channel as admins see it: everything but the key. */
 function channelView(channel: ChannelModel): ChannelView {
@@ -84,7 +83,21 @@ function statusColumns(deps: AccountDeps, status: number | undefined) {
   };
 }
 
+/**
+ * docs/api.md 2.12: a key in the form the type takes (an AWS key pair, a service account key file)
+ * and a base URL where the type has no default (Azure's resource endpoint); 400 naming the field.
+ */
+function checkCredentialAndAddress(type: ChannelType, key: string | undefined, baseUrl: string): void {
+  const facts = CHANNEL_TYPES[type];
+  const problem = key === undefined ? undefined : facts.checkKey?.(key);
+  if (problem) throw new AppError('invalid_request', `key: ${facts.label} ${problem}`, { param: 'key' });
+  if (facts.defaultBaseUrl === '' && baseUrl.trim() === '') {
+    throw new AppError('invalid_request', `base_url: ${facts.label} channels need their endpoint as base_url`, { param: 'base_url' });
+  }
+}
+
 export async function createChannel(deps: AccountDeps, input: ChannelFields & Required<Pick<ChannelFields, 'name' | 'type' | 'key' | 'models'>>) {
+  checkCredentialAndAddress(input.type, input.key, input.base_url ?? '');
   const channel = await insertChannel(deps.prisma, {
     name: input.name,
     type: input.type,
@@ -128,13 +141,16 @@ export async function editChannel(deps: AccountDeps, id: number, input: ChannelF
       param: 'key',
     });
   }
+  const type = input.type ?? current.type;
+  const baseUrl = input.base_url ?? baseUrlAfterTypeChange(current, input.type);
+  if (isChannelType(type)) checkCredentialAndAddress(type, input.key, baseUrl ?? current.baseUrl);
   // Without a new key, the write holds only while the row keeps the address just checked, so a concurrent edit cannot move it.
   const unchangedAddress = keepsKey ? { type: current.type, baseUrl: current.baseUrl } : undefined;
   const updated = await updateChannel(deps.prisma, id, {
     name: input.name,
     type: input.type,
     keyEnc: input.key === undefined ? undefined : encryptSecret(input.key, deps.env.CRYPTO_SECRET),
-    baseUrl: input.base_url ?? baseUrlAfterTypeChange(current, input.type),
+    baseUrl,
     models: input.models,
     groups: input.groups === undefined ? undefined : input.groups || 'default',
     priority: input.priority,
@@ -171,15 +187,6 @@ export async function removeChannel(deps: AccountDeps, id: number): Promise<void
   if ((await removeChannels(deps, [id])) === 0) throw new AppError('not_found', 'channel not found');
 }
 
-function upstreamModel(channel: ChannelModel, requested: string): string {
-  try {
-    return parseModelMapping(channel.modelMapping).get(requested) ?? requested;
-  } catch {
-    // Validated on write; a row edited by hand maps nothing rather than failing the test.
-    return requested;
-  }
-}
-
 /** docs/api.md 3.3 channel test: one real minimal request; its time is recorded on the channel. */
 export async function runChannelTest(deps: AccountDeps, id: number, requestedModel: string | undefined) {
   const channel = await requireChannel(deps, id);
@@ -187,12 +194,7 @@ export async function runChannelTest(deps: AccountDeps, id: number, requestedMod
   if (!isChannelType(type)) throw new AppError('invalid_request', `type: channel type ${type} cannot be tested`, { param: 'type' });
   const model = requestedModel || channel.models.split(',').map((m) => m.trim()).find(Boolean);
   if (!model) throw new AppError('invalid_request', 'model: the channel lists no model to test', { param: 'model' });
-  const result = await testUpstream({
-    type,
-    baseUrl: channelBaseUrl({ type, baseUrl: channel.baseUrl }),
-    key: decryptSecret(channel.keyEnc, deps.env.CRYPTO_SECRET),
-    model: upstreamModel(channel, model),
-  });
-  await recordTestResult(deps.prisma, id, result.timeMs, new Date(nowMs(deps)));
-  return { success: result.success, message: result.message, time_ms: result.timeMs };
+  const result = await testThroughRelay({ relayUrl: deps.env.RELAY_URL, token: internalApiToken(deps.env.CRYPTO_SECRET) }, { channel_id: id, model });
+  await recordTestResult(deps.prisma, id, result.time_ms, new Date(nowMs(deps)));
+  return result;
 }

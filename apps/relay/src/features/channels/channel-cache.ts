@@ -59,6 +59,47 @@ function mappingOf(text: string): Map<string, string> {
   }
 }
 
+/**
+ * A channel row as the relay uses it, or why it cannot be used: a type this relay has no provider
+ * for (an account service newer than the relay, mid-upgrade), an unreadable key or base URL.
+ */
+export function channelRecordOf(
+  row: ChannelRow,
+  cryptoSecret: string,
+  providerOf: (type: ChannelType) => Provider | undefined,
+): ChannelRecord | string {
+  const provider = isChannelType(row.type) ? providerOf(row.type) : undefined;
+  if (!isChannelType(row.type) || !provider) return 'this relay has no provider for its type';
+  const settings = settingsOf(row.type, row.settings);
+  let key: string;
+  let url: URL;
+  try {
+    key = decryptSecret(row.keyEnc, cryptoSecret);
+    // '' means the type's default base URL.
+    url = new URL(channelBaseUrl({ type: row.type, baseUrl: row.baseUrl, settings }));
+  } catch (err) {
+    return `unreadable key or base URL: ${(err as Error).message}`;
+  }
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    dialect: CHANNEL_TYPES[row.type].dialect,
+    provider,
+    key,
+    origin: url.origin,
+    pathPrefix: url.pathname.replace(/\/+$/, ''),
+    priority: row.priority,
+    weight: row.weight,
+    modelMapping: mappingOf(row.modelMapping),
+    status: row.status,
+    autoBan: row.autoBan,
+    models: splitList(row.models),
+    groups: splitList(row.groups || 'default'),
+    settings,
+  };
+}
+
 function routeKey(surface: RelaySurface, group: string, model: string): string {
   return `${surface}\u0000${group}\u0000${model}`;
 }
@@ -141,39 +182,10 @@ export class ChannelCache {
   }
 
   private toRecord(row: ChannelRow): ChannelRecord | null {
-    const provider = isChannelType(row.type) ? this.providerOf(row.type) : undefined;
-    if (!isChannelType(row.type) || !provider) {
-      this.logger.warn({ channelId: row.id, type: row.type }, 'channel skipped: this relay has no provider for its type');
-      return null;
-    }
-    let key: string;
-    let url: URL;
-    try {
-      key = decryptSecret(row.keyEnc, this.cryptoSecret);
-      // '' means the type's default base URL.
-      url = new URL(channelBaseUrl({ type: row.type, baseUrl: row.baseUrl, settings: settingsOf(row.type, row.settings) }));
-    } catch (err) {
-      this.logger.warn({ channelId: row.id, reason: (err as Error).message }, 'channel skipped: unreadable key or base URL');
-      return null;
-    }
-    return {
-      id: row.id,
-      name: row.name,
-      type: row.type,
-      dialect: CHANNEL_TYPES[row.type].dialect,
-      provider,
-      key,
-      origin: url.origin,
-      pathPrefix: url.pathname.replace(/\/+$/, ''),
-      priority: row.priority,
-      weight: row.weight,
-      modelMapping: mappingOf(row.modelMapping),
-      status: row.status,
-      autoBan: row.autoBan,
-      models: splitList(row.models),
-      groups: splitList(row.groups || 'default'),
-      settings: settingsOf(row.type, row.settings),
-    };
+    const record = channelRecordOf(row, this.cryptoSecret, this.providerOf);
+    if (typeof record !== 'string') return record;
+    this.logger.warn({ channelId: row.id, type: row.type, reason: record }, 'channel skipped');
+    return null;
   }
 
   private rebuild(): void {

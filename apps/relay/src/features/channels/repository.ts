@@ -17,6 +17,22 @@ export interface ChannelRow {
   settings: Prisma.JsonValue;
 }
 
+const CHANNEL_ROW = {
+  id: true,
+  type: true,
+  name: true,
+  keyEnc: true,
+  baseUrl: true,
+  models: true,
+  groups: true,
+  priority: true,
+  weight: true,
+  modelMapping: true,
+  status: true,
+  autoBan: true,
+  settings: true,
+} as const;
+
 /**
  * The account service owns the channels table; the relay reads it and writes only what it
  * observes: automatic disabling (status 3 with reason and time). Used quota goes with the ledger.
@@ -25,24 +41,12 @@ export class ChannelRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
   findAll(): Promise<ChannelRow[]> {
-    return this.prisma.channel.findMany({
-      select: {
-        id: true,
-        type: true,
-        name: true,
-        keyEnc: true,
-        baseUrl: true,
-        models: true,
-        groups: true,
-        priority: true,
-        weight: true,
-        modelMapping: true,
-        status: true,
-        autoBan: true,
-        settings: true,
-      },
-      orderBy: { id: 'asc' },
-    });
+    return this.prisma.channel.findMany({ select: CHANNEL_ROW, orderBy: { id: 'asc' } });
+  }
+
+  /** One channel whatever its status (the channel test), or null. */
+  findById(id: number): Promise<ChannelRow | null> {
+    return this.prisma.channel.findUnique({ select: CHANNEL_ROW, where: { id } });
   }
 
   /** Disables an enabled channel; false when it was no longer enabled (someone else acted first). */
