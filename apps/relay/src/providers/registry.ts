@@ -2,6 +2,7 @@ import type { ChannelType } from '@modelgate/schemas';
 import { CHANNEL_TYPE } from '@modelgate/schemas';
 import type { Provider } from '../core/provider';
 import { anthropicProvider } from './anthropic';
+import { azureProvider } from './azure';
 import { geminiProvider } from './gemini';
 import { openaiProvider } from './openai';
 
@@ -12,6 +13,7 @@ import { openaiProvider } from './openai';
  */
 const PROVIDERS: Readonly<Partial<Record<ChannelType, Provider>>> = {
   [CHANNEL_TYPE.openai]: openaiProvider,
+  [CHANNEL_TYPE.azure]: azureProvider,
   [CHANNEL_TYPE.anthropic]: anthropicProvider,
   [CHANNEL_TYPE.gemini]: geminiProvider,
 };
