@@ -1,7 +1,7 @@
 // docs/api.md 2.5 and 2.10: what a Responses request reserves (its input by size, no tokenizer, plus
 // max_output_tokens) and what its prompt is charged when the upstream reports no usage.
-import { IMAGE_TOKENS } from '../src/endpoints/chat-completions/request';
-import { countResponsesPromptTokens, estimateResponses, parseResponsesRequest, type ResponsesBody } from '../src/endpoints/responses/request';
+import { IMAGE_TOKENS } from '../src/dialects/openai/chat-request';
+import { countResponsesPromptTokens, estimateResponses, parseResponsesRequest, type ResponsesBody } from '../src/dialects/responses/request';
 import { countPromptTextTokens, estimateTextTokens } from '../src/features/relay/tokens';
 
 function parse(body: Record<string, unknown>): ResponsesBody {

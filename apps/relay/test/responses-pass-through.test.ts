@@ -4,8 +4,8 @@
 import { AppError } from '@modelgate/errors';
 import { StreamEventError } from '../src/features/relay/event-stream';
 import type { SseEvent } from '../src/core/provider';
-import { ResponsesPassThrough, ResponsesPassThroughStream, usageFromResponses } from '../src/endpoints/responses/native';
-import type { ResponsesBody } from '../src/endpoints/responses/request';
+import { ResponsesPassThrough, ResponsesPassThroughStream, usageFromResponses } from '../src/dialects/responses/pass-through';
+import type { ResponsesBody } from '../src/dialects/responses/request';
 import { thrownBy } from './thrown';
 
 const MODEL = 'gpt-5';

@@ -8,7 +8,7 @@ import {
   estimateChat,
   IMAGE_TOKENS,
   parseChatCompletionRequest,
-} from '../../src/endpoints/chat-completions/request';
+} from '../../src/dialects/openai/chat-request';
 import { countPromptTextTokens, estimateTextTokens } from '../../src/features/relay/tokens';
 
 function parse(body: unknown): ChatCompletionBody {

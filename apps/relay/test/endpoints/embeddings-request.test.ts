@@ -8,7 +8,7 @@ import {
   type EmbeddingsBody,
   estimateEmbeddings,
   parseEmbeddingsRequest,
-} from '../../src/endpoints/embeddings/request';
+} from '../../src/dialects/openai/embeddings-request';
 import type { EmbeddingRequest } from '../../src/core/chat';
 import { countPromptTextTokens, estimateTextTokens } from '../../src/features/relay/tokens';
 import { thrownBy } from '../thrown';

@@ -4,7 +4,7 @@
 import { StreamEventError } from '../../src/features/relay/event-stream';
 import { countDeliveredTokens } from '../../src/features/relay/tokens';
 import { SseParser } from '../../src/features/upstream/sse';
-import { MessagesPassThroughStream } from '../../src/endpoints/messages/pass-through';
+import { MessagesPassThroughStream } from '../../src/dialects/anthropic/pass-through';
 
 const sse = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 

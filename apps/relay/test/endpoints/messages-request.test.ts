@@ -1,8 +1,8 @@
 // `POST /v1/messages` and `/v1/messages/count_tokens` bodies (docs/api.md 2.9): the prompt as the
 // reservation estimates it and as the relay counts it when an upstream reports none (2.5).
 import type Anthropic from '@anthropic-ai/sdk';
-import { base64FileTokens, IMAGE_TOKENS } from '../../src/endpoints/chat-completions/request';
-import { type MessagesBody, messagesPromptPieces, parseCountTokensRequest, parseMessagesRequest } from '../../src/endpoints/messages/request';
+import { base64FileTokens, IMAGE_TOKENS } from '../../src/dialects/openai/chat-request';
+import { type MessagesBody, messagesPromptPieces, parseCountTokensRequest, parseMessagesRequest } from '../../src/dialects/anthropic/request';
 import { countPromptTextTokens, countPromptTokens, estimatePromptTokens, estimateTextTokens } from '../../src/features/relay/tokens';
 
 function parse(body: Partial<Anthropic.MessageCreateParamsNonStreaming> & Record<string, unknown>): MessagesBody {

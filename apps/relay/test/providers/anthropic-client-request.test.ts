@@ -2,8 +2,8 @@
 // internal chat form, for an OpenAI-compatible or Gemini channel (docs/api.md 2.6, 2.9). Bodies go
 // through the endpoint's own parser first, as they do in the relay.
 import { AppError } from '@modelgate/errors';
-import { parseCountTokensRequest, parseMessagesRequest } from '../../src/endpoints/messages/request';
-import { chatRequestFromAnthropic } from '../../src/providers/anthropic/client-request';
+import { parseCountTokensRequest, parseMessagesRequest } from '../../src/dialects/anthropic/request';
+import { chatRequestFromAnthropic } from '../../src/dialects/anthropic/to-internal';
 import { messagesRequestOf } from '../../src/providers/anthropic/request';
 import type { ChatMessage, ChatRequest } from '../../src/core/chat';
 import { thrownBy } from '../thrown';

@@ -1,6 +1,6 @@
 // A whole answer of another provider written as Anthropic's Message object, for a /v1/messages
 // client (docs/api.md 2.6, 2.9): content blocks, stop reasons and usage as Anthropic counts it.
-import { chatResponseToAnthropic } from '../../src/providers/anthropic/client-response';
+import { chatResponseToAnthropic } from '../../src/dialects/anthropic/from-internal';
 import { chatResponseOf } from '../../src/providers/anthropic/response';
 import type { ChatResponse, ChatUsage, ContentPart, FinishReason } from '../../src/core/chat';
 

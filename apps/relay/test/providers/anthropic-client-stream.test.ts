@@ -6,8 +6,8 @@ import { Stream } from '@anthropic-ai/sdk/core/streaming';
 import { MessageStream } from '@anthropic-ai/sdk/lib/MessageStream';
 import { AppError } from '@modelgate/errors';
 import { SseParser } from '../../src/features/upstream/sse';
-import { chatResponseToAnthropic } from '../../src/providers/anthropic/client-response';
-import { AnthropicEventEncoder } from '../../src/providers/anthropic/client-stream';
+import { chatResponseToAnthropic } from '../../src/dialects/anthropic/from-internal';
+import { AnthropicEventEncoder } from '../../src/dialects/anthropic/event-encoder';
 import { anthropicStreamDecoder } from '../../src/providers/anthropic/stream';
 import type { ChatResponse, ChatStreamEvent, ChatUsage } from '../../src/core/chat';
 

@@ -2,9 +2,10 @@
 // another provider with its meaning intact, and an internal request must reach an OpenAI-compatible
 // channel as a body it accepts. Fixtures are typed with the official SDK's request types.
 import type { ChatCompletionCreateParams, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { parseChatCompletionRequest } from '../../src/endpoints/chat-completions/request';
+import { parseChatCompletionRequest } from '../../src/dialects/openai/chat-request';
 import type { ChatRequest } from '../../src/core/chat';
-import { chatRequestFromOpenAI, chatRequestToOpenAI } from '../../src/providers/openai/chat-request';
+import { chatRequestFromOpenAI } from '../../src/dialects/openai/chat-to-internal';
+import { chatRequestToOpenAI } from '../../src/providers/openai/chat-request';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 

@@ -4,7 +4,8 @@
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { UpstreamFailure } from '../../src/features/upstream/client';
 import type { ChatResponse, ChatUsage, FinishReason } from '../../src/core/chat';
-import { chatResponseFromOpenAI, chatResponseToOpenAI } from '../../src/providers/openai/chat-response';
+import { chatResponseToOpenAI } from '../../src/dialects/openai/chat-from-internal';
+import { chatResponseFromOpenAI } from '../../src/providers/openai/chat-response';
 import { chargedUsageOf, completeUsage, usageFromOpenAI, usageToOpenAI } from '../../src/providers/openai/usage';
 import { thrownBy } from '../thrown';
 

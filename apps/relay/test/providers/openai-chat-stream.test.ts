@@ -8,7 +8,8 @@ import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { StreamEventError } from '../../src/features/relay/event-stream';
 import { SseParser } from '../../src/features/upstream/sse';
 import type { ChatStreamEvent, ChatUsage } from '../../src/core/chat';
-import { OpenAIChatChunkEncoder, OpenAIChatStreamDecoder } from '../../src/providers/openai/chat-stream';
+import { OpenAIChatChunkEncoder } from '../../src/dialects/openai/chunk-encoder';
+import { OpenAIChatStreamDecoder } from '../../src/providers/openai/chat-stream';
 import { usageToOpenAI } from '../../src/providers/openai/usage';
 
 type Delta = ChatCompletionChunk.Choice.Delta;

@@ -4,7 +4,8 @@ import type { CreateEmbeddingResponse } from 'openai/resources/embeddings';
 import { UpstreamFailure } from '../../src/features/upstream/client';
 import type { ChatRequest, EmbeddingResponse } from '../../src/core/chat';
 import { openaiProvider } from '../../src/providers/openai';
-import { embeddingsResponseFromOpenAI, embeddingsResponseToOpenAI } from '../../src/providers/openai/embeddings';
+import { embeddingsResponseToOpenAI } from '../../src/dialects/openai/embeddings-from-internal';
+import { embeddingsResponseFromOpenAI } from '../../src/providers/openai/embeddings';
 
 const TEST_CHANNEL = { id: 1, key: 'k', origin: 'http://upstream.test', pathPrefix: '', settings: {} };
 

@@ -4,10 +4,10 @@
 // be served statelessly. Fixtures are typed with the official SDK's request types.
 import { AppError } from '@modelgate/errors';
 import type { ResponseCreateParams, ResponseInputItem } from 'openai/resources/responses/responses';
-import { parseResponsesRequest } from '../../src/endpoints/responses/request';
+import { parseResponsesRequest } from '../../src/dialects/responses/request';
 import type { ChatMessage, ChatRequest, ContentPart } from '../../src/core/chat';
 import { geminiProvider } from '../../src/providers/gemini';
-import { chatRequestFromResponses, inResponsesTerms } from '../../src/providers/openai/responses-request';
+import { chatRequestFromResponses, inResponsesTerms } from '../../src/dialects/responses/to-internal';
 import { thrownBy } from '../thrown';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';

@@ -2,10 +2,10 @@
 // the answer's order, usage, status, the request's parameters echoed; and the reasoning a client
 // keeps (encrypted_content) read back by the request converter as the parts it came from.
 import type { Response, ResponseCreateParams } from 'openai/resources/responses/responses';
-import { parseResponsesRequest, type ResponsesBody } from '../../src/endpoints/responses/request';
+import { parseResponsesRequest, type ResponsesBody } from '../../src/dialects/responses/request';
 import type { ChatResponse, ChatUsage, ContentPart, FinishReason } from '../../src/core/chat';
-import { chatRequestFromResponses } from '../../src/providers/openai/responses-request';
-import { chatResponseToResponses } from '../../src/providers/openai/responses-response';
+import { chatRequestFromResponses } from '../../src/dialects/responses/to-internal';
+import { chatResponseToResponses } from '../../src/dialects/responses/from-internal';
 
 const CREATED = 1_760_000_000;
 

@@ -2,13 +2,13 @@
 // goes out as a Responses object, the stateless client sends its output back as the next input,
 // and the provider receives its own reasoning signature with its tool call, as it requires.
 import type { ResponseCreateParams } from 'openai/resources/responses/responses';
-import { parseResponsesRequest } from '../../src/endpoints/responses/request';
+import { parseResponsesRequest } from '../../src/dialects/responses/request';
 import { anthropicProvider } from '../../src/providers/anthropic';
 import type { ChatUsage } from '../../src/core/chat';
 import { geminiProvider } from '../../src/providers/gemini';
 import type { Provider } from '../../src/core/provider';
-import { chatRequestFromResponses } from '../../src/providers/openai/responses-request';
-import { chatResponseToResponses } from '../../src/providers/openai/responses-response';
+import { chatRequestFromResponses } from '../../src/dialects/responses/to-internal';
+import { chatResponseToResponses } from '../../src/dialects/responses/from-internal';
 
 const TEST_CHANNEL = { id: 1, key: 'k', origin: 'http://upstream.test', pathPrefix: '', settings: {} };
 

@@ -8,10 +8,10 @@ import { ResponseStream } from 'openai/lib/responses/ResponseStream';
 import { maybeParseResponse } from 'openai/lib/ResponsesParser';
 import type { ResponseCreateParams, ResponseStreamEvent, Response as OpenAIResponse } from 'openai/resources/responses/responses';
 import { SseParser } from '../../src/features/upstream/sse';
-import { parseResponsesRequest, type ResponsesBody } from '../../src/endpoints/responses/request';
+import { parseResponsesRequest, type ResponsesBody } from '../../src/dialects/responses/request';
 import type { ChatStreamEvent, ChatUsage, ContentPart, FinishReason } from '../../src/core/chat';
-import { chatResponseToResponses } from '../../src/providers/openai/responses-response';
-import { ResponsesEventEncoder } from '../../src/providers/openai/responses-stream';
+import { chatResponseToResponses } from '../../src/dialects/responses/from-internal';
+import { ResponsesEventEncoder } from '../../src/dialects/responses/event-encoder';
 
 const CREATED = 1_760_000_000;
 const USAGE: ChatUsage = { promptTokens: 120, completionTokens: 45, cachedTokens: 100, cacheWriteTokens: 0, reasoningTokens: 20 };

@@ -3,15 +3,15 @@ import type { ChannelRecord } from '../../features/channels/channel-cache';
 import type { Delivery, DeliveryContext, RelayCall } from '../../features/relay/relay-call';
 import type { UpstreamResponse } from '../../features/upstream/client';
 import type { Provider, UpstreamCall } from '../../core/provider';
-import { servedNatively } from '../native';
-import { chatRequestFromOpenAI } from '../../providers/openai/chat-request';
-import { chatResponseToOpenAI } from '../../providers/openai/chat-response';
-import { OpenAIChatChunkEncoder } from '../../providers/openai/chat-stream';
-import { CHAT_WEB_SEARCH_TOOL, chatServerTools } from '../../providers/openai/server-tools';
-import { OpenAIPassThrough, type OpenAISurface } from '../openai-pass-through';
-import { ChatTranslation } from '../translated';
-import { type ChatCompletionBody, countChatPromptTokens, estimateChat } from './request';
-import { chatChoiceTexts } from './texts';
+import { servedNatively } from '../../dialects/native';
+import { chatRequestFromOpenAI } from '../../dialects/openai/chat-to-internal';
+import { chatResponseToOpenAI } from '../../dialects/openai/chat-from-internal';
+import { OpenAIChatChunkEncoder } from '../../dialects/openai/chunk-encoder';
+import { CHAT_WEB_SEARCH_TOOL, chatServerTools } from '../../dialects/openai/server-tools';
+import { OpenAIPassThrough, type OpenAISurface } from '../../dialects/openai/pass-through';
+import { ChatTranslation } from '../../dialects/translation';
+import { type ChatCompletionBody, countChatPromptTokens, estimateChat } from '../../dialects/openai/chat-request';
+import { chatChoiceTexts } from '../../dialects/openai/chat-texts';
 
 const CHAT: OpenAISurface = { chunkObject: 'chat.completion.chunk', idPrefix: 'chatcmpl', textsOf: chatChoiceTexts };
 

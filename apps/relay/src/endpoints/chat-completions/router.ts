@@ -1,7 +1,7 @@
 import type { DirectRoute } from '../../direct-routes';
 import { openAIRelayRoute, type RelayRouteDeps } from '../relay-route';
 import { ChatCompletionCall } from './call';
-import { parseChatCompletionRequest } from './request';
+import { parseChatCompletionRequest } from '../../dialects/openai/chat-request';
 
 /** `POST /v1/chat/completions` (docs/api.md 2.7). */
 export function chatCompletionsRoute(deps: RelayRouteDeps): DirectRoute {

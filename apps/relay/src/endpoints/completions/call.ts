@@ -4,8 +4,8 @@ import type { UpstreamResponse } from '../../features/upstream/client';
 import { AppError } from '@modelgate/errors';
 import type { Provider, UpstreamCall } from '../../core/provider';
 import { choiceTexts } from '../../providers/openai/usage';
-import { OpenAIPassThrough, type OpenAISurface } from '../openai-pass-through';
-import { type CompletionRequest, countPromptTokens, estimateCompletion } from './request';
+import { OpenAIPassThrough, type OpenAISurface } from '../../dialects/openai/pass-through';
+import { type CompletionRequest, countPromptTokens, estimateCompletion } from '../../dialects/openai/completion-request';
 
 const COMPLETIONS: OpenAISurface = { chunkObject: 'text_completion', idPrefix: 'cmpl', textsOf: choiceTexts };
 

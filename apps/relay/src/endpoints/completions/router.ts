@@ -1,7 +1,7 @@
 import type { DirectRoute } from '../../direct-routes';
 import { openAIRelayRoute, type RelayRouteDeps } from '../relay-route';
 import { CompletionCall } from './call';
-import { parseCompletionRequest } from './request';
+import { parseCompletionRequest } from '../../dialects/openai/completion-request';
 
 /** `POST /v1/completions` (docs/api.md 2.1). */
 export function completionsRoute(deps: RelayRouteDeps): DirectRoute {

@@ -4,11 +4,11 @@ import type { Delivery, DeliveryContext, RelayCall } from '../../features/relay/
 import { reportedTokenCount } from '../../features/relay/tokens';
 import { answerObjectOf, readBody, type UpstreamResponse } from '../../features/upstream/client';
 import type { EmbeddingRequest } from '../../core/chat';
-import { embeddingsResponseToOpenAI } from '../../providers/openai/embeddings';
+import { embeddingsResponseToOpenAI } from '../../dialects/openai/embeddings-from-internal';
 import type { Provider, UpstreamCall } from '../../core/provider';
-import { ClientBody } from '../client-body';
-import { servedNatively } from '../native';
-import { countEmbeddingsPromptTokens, embeddingRequestOf, estimateEmbeddings, parseEmbeddingsRequest } from './request';
+import { ClientBody } from '../../dialects/client-body';
+import { servedNatively } from '../../dialects/native';
+import { countEmbeddingsPromptTokens, embeddingRequestOf, estimateEmbeddings, parseEmbeddingsRequest } from '../../dialects/openai/embeddings-request';
 
 type EmbeddingsBody = ReturnType<typeof parseEmbeddingsRequest>;
 

@@ -1,7 +1,7 @@
 import type { DirectRoute } from '../../direct-routes';
 import { openAIRelayRoute, type RelayRouteDeps } from '../relay-route';
 import { EmbeddingsCall } from './call';
-import { parseEmbeddingsRequest } from './request';
+import { parseEmbeddingsRequest } from '../../dialects/openai/embeddings-request';
 
 /** `POST /v1/embeddings` (docs/api.md 2.8). */
 export function embeddingsRoute(deps: RelayRouteDeps): DirectRoute {

@@ -3,7 +3,7 @@ import { authContextOf, authenticate } from '../../features/keys/authenticate';
 import { jsonBytes, rawBody } from '../../features/relay/body';
 import type { RelayRouteDeps } from '../relay-route';
 import { GeminiCall } from './call';
-import { GEMINI_METHODS, type GeminiMethod, parseGenerateContentRequest, parseTarget } from './request';
+import { GEMINI_METHODS, type GeminiMethod, parseGenerateContentRequest, parseTarget } from '../../dialects/gemini/request';
 
 /** `/v1beta/models/:target` and `/v1/models/:target` as Express matches them (case-insensitive, optional trailing slash). */
 const TARGET_PATH = /^\/(?:v1beta|v1)\/models\/([^/]+)\/?$/i;

@@ -4,16 +4,16 @@ import { deliverEventStream } from '../../features/relay/event-stream';
 import type { Delivery, DeliveryContext, RelayCall } from '../../features/relay/relay-call';
 import { countPromptTokens, estimatePromptTokens, type PromptPieces } from '../../features/relay/tokens';
 import type { UpstreamResponse } from '../../features/upstream/client';
-import { chatRequestFromAnthropic } from '../../providers/anthropic/client-request';
-import { chatResponseToAnthropic } from '../../providers/anthropic/client-response';
-import { AnthropicEventEncoder } from '../../providers/anthropic/client-stream';
+import { chatRequestFromAnthropic } from '../../dialects/anthropic/to-internal';
+import { chatResponseToAnthropic } from '../../dialects/anthropic/from-internal';
+import { AnthropicEventEncoder } from '../../dialects/anthropic/event-encoder';
 import { anthropicServerTools } from '../../providers/anthropic/server-tools';
 import type { Provider, UpstreamCall } from '../../core/provider';
-import { ClientBody } from '../client-body';
-import { servedNatively } from '../native';
-import { ChatTranslation } from '../translated';
-import { type AnthropicClientHeaders, deliverWholeMessage, MessagesPassThroughStream, renamedModel } from './pass-through';
-import { type MessagesBody, messagesPromptPieces } from './request';
+import { ClientBody } from '../../dialects/client-body';
+import { servedNatively } from '../../dialects/native';
+import { ChatTranslation } from '../../dialects/translation';
+import { type AnthropicClientHeaders, deliverWholeMessage, MessagesPassThroughStream, renamedModel } from '../../dialects/anthropic/pass-through';
+import { type MessagesBody, messagesPromptPieces } from '../../dialects/anthropic/request';
 
 /**
  * `POST /v1/messages` (docs/api.md 2.9) on any channel that can answer it: passed through to

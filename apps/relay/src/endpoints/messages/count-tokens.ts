@@ -4,10 +4,10 @@ import type { ChannelCall, Delivery, DeliveryContext } from '../../features/rela
 import { countPromptTokens } from '../../features/relay/tokens';
 import { answerObjectOf, readBody, type UpstreamResponse } from '../../features/upstream/client';
 import type { Provider, UpstreamCall } from '../../core/provider';
-import { ClientBody } from '../client-body';
-import { servedNatively } from '../native';
-import type { AnthropicClientHeaders } from './pass-through';
-import { type CountTokensBody, messagesPromptPieces } from './request';
+import { ClientBody } from '../../dialects/client-body';
+import { servedNatively } from '../../dialects/native';
+import type { AnthropicClientHeaders } from '../../dialects/anthropic/pass-through';
+import { type CountTokensBody, messagesPromptPieces } from '../../dialects/anthropic/request';
 
 /** Nothing is charged for a count (docs/api.md 2.9). */
 const NOT_CHARGED: Pick<Delivery, 'usage' | 'billable'> = {

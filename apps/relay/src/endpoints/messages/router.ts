@@ -3,8 +3,8 @@ import { authContextOf } from '../../features/keys/authenticate';
 import { relayRoute, type RelayRouteDeps } from '../relay-route';
 import { MessagesCall } from './call';
 import { CountTokensCall } from './count-tokens';
-import { anthropicClientHeadersOf } from './pass-through';
-import { parseCountTokensRequest, parseMessagesRequest } from './request';
+import { anthropicClientHeadersOf } from '../../dialects/anthropic/pass-through';
+import { parseCountTokensRequest, parseMessagesRequest } from '../../dialects/anthropic/request';
 
 /** `POST /v1/messages` (docs/api.md 2.9): the key in `x-api-key` or `Authorization: Bearer`. */
 export function messagesRoute(deps: RelayRouteDeps): DirectRoute {

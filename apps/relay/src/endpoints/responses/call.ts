@@ -3,14 +3,14 @@ import type { ChannelRecord } from '../../features/channels/channel-cache';
 import type { Delivery, DeliveryContext, RelayCall } from '../../features/relay/relay-call';
 import type { UpstreamResponse } from '../../features/upstream/client';
 import type { Provider, UpstreamCall } from '../../core/provider';
-import { servedNatively } from '../native';
-import { chatRequestFromResponses, inResponsesTerms } from '../../providers/openai/responses-request';
-import { chatResponseToResponses } from '../../providers/openai/responses-response';
-import { ResponsesEventEncoder } from '../../providers/openai/responses-stream';
-import { responsesServerTools } from '../../providers/openai/server-tools';
-import { ChatTranslation } from '../translated';
-import { ResponsesPassThrough } from './native';
-import { countResponsesPromptTokens, estimateResponses, type ResponsesBody } from './request';
+import { servedNatively } from '../../dialects/native';
+import { chatRequestFromResponses, inResponsesTerms } from '../../dialects/responses/to-internal';
+import { chatResponseToResponses } from '../../dialects/responses/from-internal';
+import { ResponsesEventEncoder } from '../../dialects/responses/event-encoder';
+import { responsesServerTools } from '../../dialects/openai/server-tools';
+import { ChatTranslation } from '../../dialects/translation';
+import { ResponsesPassThrough } from '../../dialects/responses/pass-through';
+import { countResponsesPromptTokens, estimateResponses, type ResponsesBody } from '../../dialects/responses/request';
 
 /**
  * `POST /v1/responses` (docs/api.md 2.10) on any channel: passed through to channels that speak

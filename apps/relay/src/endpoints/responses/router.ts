@@ -1,7 +1,7 @@
 import type { DirectRoute } from '../../direct-routes';
 import { openAIRelayRoute, type RelayRouteDeps } from '../relay-route';
 import { ResponsesCall } from './call';
-import { parseResponsesRequest } from './request';
+import { parseResponsesRequest } from '../../dialects/responses/request';
 
 /** `POST /v1/responses` (docs/api.md 2.10). */
 export function responsesRoute(deps: RelayRouteDeps): DirectRoute {

@@ -27,7 +27,8 @@ function floatsOfBase64(text: string): number[] {
   return floats;
 }
 
-function base64OfFloats(vector: number[]): string {
+/** Float32 vectors as OpenAI's `base64` encoding sends them. */
+export function base64OfFloats(vector: number[]): string {
   const bytes = Buffer.allocUnsafe(vector.length * FLOAT32_BYTES);
   for (const [i, value] of vector.entries()) bytes.writeFloatLE(value, i * FLOAT32_BYTES);
   return bytes.toString('base64');
@@ -49,26 +50,4 @@ export function embeddingsResponseFromOpenAI(body: unknown): EmbeddingResponse {
   });
   items.sort((a, b) => a.index - b.index);
   return { vectors: items.map((item) => item.vector), promptTokens: reportedTokenCount(objectOf(body.usage).prompt_tokens) };
-}
-
-/**
- * The OpenAI embeddings answer (docs/api.md 2.8) for a client: `model` is the client's name,
- * base64 vectors are float32 little-endian bytes (what the OpenAI SDK decodes).
- */
-export function embeddingsResponseToOpenAI(
-  response: EmbeddingResponse,
-  model: string,
-  encodingFormat: 'float' | 'base64',
-  promptTokens: number,
-): Record<string, unknown> {
-  return {
-    object: 'list',
-    data: response.vectors.map((vector, index) => ({
-      object: 'embedding',
-      index,
-      embedding: encodingFormat === 'base64' ? base64OfFloats(vector) : vector,
-    })),
-    model,
-    usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
-  };
 }

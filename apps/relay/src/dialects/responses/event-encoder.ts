@@ -1,6 +1,6 @@
 import type { AppError } from '@modelgate/errors';
-import type { ResponsesBody } from '../../endpoints/responses/request';
-import type { ChatStreamEncoder } from '../../endpoints/translated';
+import type { ResponsesBody } from './request';
+import type { ChatStreamEncoder } from '../translation';
 import type { ChatStreamEvent, ChatUsage, ContentPart, FinishReason } from '../../core/chat';
 import { nowSeconds } from '../../core/time';
 import {
@@ -17,7 +17,7 @@ import {
   responseObjectOf,
   startedItemOf,
   summaryPartOf,
-} from './responses-output';
+} from './output';
 
 export interface ResponsesEventEncoderOptions {
   body: ResponsesBody;

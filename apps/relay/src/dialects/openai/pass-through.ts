@@ -1,13 +1,13 @@
 import { type AppError, toOpenAI } from '@modelgate/errors';
-import { type BilledStreamDialect, deliverEventStream, eventObjectOf, reportedStreamError } from '../features/relay/event-stream';
-import type { Delivery, DeliveryContext } from '../features/relay/relay-call';
-import { countDeliveredTokens } from '../features/relay/tokens';
-import { answerObjectOf, readBody, type UpstreamResponse } from '../features/upstream/client';
-import type { SseEvent } from '../core/provider';
-import type { ChatUsage } from '../core/chat';
-import { chargedUsageOf, completeUsage, type CompletionUsage } from '../providers/openai/usage';
-import { nowSeconds } from '../core/time';
-import { ClientBody } from './client-body';
+import { type BilledStreamDialect, deliverEventStream, eventObjectOf, reportedStreamError } from '../../features/relay/event-stream';
+import type { Delivery, DeliveryContext } from '../../features/relay/relay-call';
+import { countDeliveredTokens } from '../../features/relay/tokens';
+import { answerObjectOf, readBody, type UpstreamResponse } from '../../features/upstream/client';
+import type { SseEvent } from '../../core/provider';
+import type { ChatUsage } from '../../core/chat';
+import { chargedUsageOf, completeUsage, type CompletionUsage } from '../../providers/openai/usage';
+import { nowSeconds } from '../../core/time';
+import { ClientBody } from '../client-body';
 
 /**
  * What sets one OpenAI surface apart in a pass-through: completions and chat completions differ

@@ -1,6 +1,6 @@
-import type { ResponsesBody } from '../../endpoints/responses/request';
+import type { ResponsesBody } from './request';
 import type { ChatResponse, ChatUsage } from '../../core/chat';
-import { outputOf, responseIdOf, responseObjectOf } from './responses-output';
+import { outputOf, responseIdOf, responseObjectOf } from './output';
 
 /**
  * A whole internal answer as the Responses `response` object (docs/api.md 2.10), echoing the

@@ -1,8 +1,8 @@
 import type { ChatResponse, ChatUsage, ContentPart } from '../../core/chat';
 import { jsonObjectIn } from '../../core/json';
-import { stopReasonOf } from './stop-reasons';
-import { anthropicUsageOf } from './usage';
-import type { AnswerBlock, AnswerMessage, MessageUsage } from './wire';
+import { stopReasonOf } from '../../providers/anthropic/stop-reasons';
+import { anthropicUsageOf } from '../../providers/anthropic/usage';
+import type { AnswerBlock, AnswerMessage, MessageUsage } from '../../providers/anthropic/wire';
 
 const MESSAGE_ID_PREFIX = 'msg_';
 

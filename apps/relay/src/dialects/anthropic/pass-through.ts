@@ -14,7 +14,7 @@ import {
   mergeReportedUsage,
   partialUsageOf,
 } from '../../providers/anthropic/usage';
-import { anthropicErrorEvent } from '../../providers/anthropic/client-stream';
+import { anthropicErrorEvent } from './event-encoder';
 import { anthropicStreamErrorStatus } from '../../providers/anthropic/errors';
 
 /** The protocol headers of a Messages client that an Anthropic channel receives (docs/api.md 2.9). */

@@ -1,7 +1,7 @@
 import { type AppError, toOpenAI } from '@modelgate/errors';
-import type { ResponsesBody } from '../../endpoints/responses/request';
+import type { ResponsesBody } from './request';
 import type { ChatUsage, ContentPart, FinishReason } from '../../core/chat';
-import { encryptedContentOf, type ReasoningPart } from './responses-reasoning';
+import { encryptedContentOf, type ReasoningPart } from './reasoning';
 
 /*
  * The Responses `response` object and its output items (docs/api.md 2.10), built the same way for

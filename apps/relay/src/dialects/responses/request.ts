@@ -2,8 +2,8 @@ import { parseOrThrow } from '@modelgate/http';
 import { parseJsonObject } from '../../features/relay/json-body';
 import { countPromptTokens, estimatePromptTokens, type PromptPieces } from '../../features/relay/tokens';
 import { isJsonObject } from '../../core/json';
-import { base64FileTokens, IMAGE_TOKENS } from '../chat-completions/request';
-import { DEFAULT_MAX_TOKENS } from '../completions/request';
+import { base64FileTokens, IMAGE_TOKENS } from '../openai/chat-request';
+import { DEFAULT_MAX_TOKENS } from '../openai/completion-request';
 import { type ResponsesBody, type ResponsesInputItem, responsesSchema } from '@modelgate/schemas/relay';
 
 export type { ResponsesBody, ResponsesInputItem } from '@modelgate/schemas/relay';

@@ -1,5 +1,5 @@
 import { parseOrThrow } from '@modelgate/http';
-import { DEFAULT_MAX_TOKENS } from '../completions/request';
+import { DEFAULT_MAX_TOKENS } from './completion-request';
 import { parseJsonObject } from '../../features/relay/json-body';
 import { countPromptTokens, estimatePromptTokens, type PromptPieces } from '../../features/relay/tokens';
 import { type ChatCompletionBody, chatCompletionSchema, type ChatPromptPart } from '@modelgate/schemas/relay';

@@ -1,7 +1,7 @@
-import type { CountTokensBody, MessagesBody } from '../../endpoints/messages/request';
+import type { CountTokensBody, MessagesBody } from './request';
 import type { ChatRequest, ContentPart, ReasoningRequest, ResponseFormat, ToolChoice, ToolDefinition } from '../../core/chat';
 import { isJsonObject } from '../../core/json';
-import { extrasOf, invalidAt, textPartOf, turnsOf } from './client-content';
+import { extrasOf, invalidAt, textPartOf, turnsOf } from './content-to-internal';
 
 type Body = CountTokensBody & Partial<MessagesBody>;
 

@@ -1,5 +1,5 @@
 import { parseOrThrow } from '@modelgate/http';
-import { promptTokensOf } from '../completions/request';
+import { promptTokensOf } from './completion-request';
 import { parseJsonObject } from '../../features/relay/json-body';
 import { countPromptTextTokens, estimateTextTokens } from '../../features/relay/tokens';
 import type { EmbeddingRequest } from '../../core/chat';

@@ -1,10 +1,10 @@
 import { type AppError, toAnthropic } from '@modelgate/errors';
-import type { ChatStreamEncoder } from '../../endpoints/translated';
+import type { ChatStreamEncoder } from '../translation';
 import type { ChatStreamEvent, ChatUsage, FinishReason } from '../../core/chat';
-import { anthropicMessage, anthropicMessageId } from './client-response';
-import { stopReasonOf } from './stop-reasons';
-import { anthropicUsageOf } from './usage';
-import type { AnswerBlock } from './wire';
+import { anthropicMessage, anthropicMessageId } from './from-internal';
+import { stopReasonOf } from '../../providers/anthropic/stop-reasons';
+import { anthropicUsageOf } from '../../providers/anthropic/usage';
+import type { AnswerBlock } from '../../providers/anthropic/wire';
 
 export interface AnthropicEventEncoderOptions {
   /** The model the client asked for. */

@@ -1,5 +1,5 @@
 import { parseOrThrow } from '@modelgate/http';
-import { base64FileTokens, IMAGE_TOKENS } from '../chat-completions/request';
+import { base64FileTokens, IMAGE_TOKENS } from '../openai/chat-request';
 import { parseJsonObject } from '../../features/relay/json-body';
 import type { PromptPieces } from '../../features/relay/tokens';
 import { isJsonObject, objectOf } from '../../core/json';

@@ -1,5 +1,5 @@
 import { AppError } from '@modelgate/errors';
-import type { MessagesMessage } from '../../endpoints/messages/request';
+import type { MessagesMessage } from './request';
 import type { ChatMessage, ContentPart, ImageSource, InlineImageSource, PartExtras } from '../../core/chat';
 import { isJsonObject } from '../../core/json';
 

@@ -1,9 +1,9 @@
 import { AppError } from '@modelgate/errors';
-import type { ResponsesBody, ResponsesInputItem } from '../../endpoints/responses/request';
+import type { ResponsesBody, ResponsesInputItem } from './request';
 import type { ChatMessage, ChatRequest, ContentPart, ResponseFormat, ToolChoice, ToolDefinition } from '../../core/chat';
 import { isJsonObject } from '../../core/json';
-import { fileSourceOf, reasoningFromOpenAI, sourceOfUrl } from './chat-request';
-import { type ReasoningPart, reasoningPartOf } from './responses-reasoning';
+import { fileSourceOf, reasoningFromOpenAI, sourceOfUrl } from '../openai/chat-to-internal';
+import { type ReasoningPart, reasoningPartOf } from './reasoning';
 
 function invalid(param: string, problem: string): AppError {
   return new AppError('invalid_request', `${param}: ${problem}`, { param });

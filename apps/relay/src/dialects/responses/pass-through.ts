@@ -13,8 +13,8 @@ import { answerObjectOf, readBody, type UpstreamResponse } from '../../features/
 import type { SseEvent } from '../../core/provider';
 import type { ChatUsage } from '../../core/chat';
 import { isJsonObject, jsonObjectIn, objectOf } from '../../core/json';
-import { failureMessageOf, usageToResponses } from '../../providers/openai/responses-output';
-import { ResponsesToolCallCounter } from '../../providers/openai/server-tools';
+import { failureMessageOf, usageToResponses } from './output';
+import { ResponsesToolCallCounter } from '../openai/server-tools';
 import { nowSeconds } from '../../core/time';
 import { ClientBody } from '../client-body';
 import type { ResponsesBody } from './request';
