@@ -5,6 +5,7 @@ import { anthropicProvider } from './anthropic';
 import { azureProvider } from './azure';
 import { geminiProvider } from './gemini';
 import { openaiProvider } from './openai';
+import { vertexProvider } from './vertex';
 
 /**
  * Channel type -> its provider. Adding a provider is its facts in @modelgate/schemas
@@ -16,6 +17,7 @@ const PROVIDERS: Readonly<Partial<Record<ChannelType, Provider>>> = {
   [CHANNEL_TYPE.azure]: azureProvider,
   [CHANNEL_TYPE.anthropic]: anthropicProvider,
   [CHANNEL_TYPE.gemini]: geminiProvider,
+  [CHANNEL_TYPE.vertex]: vertexProvider,
 };
 
 export function providerFor(type: ChannelType): Provider | undefined {
