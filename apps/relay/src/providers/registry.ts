@@ -3,6 +3,7 @@ import { CHANNEL_TYPE } from '@modelgate/schemas';
 import type { Provider } from '../core/provider';
 import { anthropicProvider } from './anthropic';
 import { azureProvider } from './azure';
+import { bedrockProvider } from './bedrock';
 import { geminiProvider } from './gemini';
 import { openaiProvider } from './openai';
 import { vertexProvider } from './vertex';
@@ -17,6 +18,7 @@ const PROVIDERS: Readonly<Partial<Record<ChannelType, Provider>>> = {
   [CHANNEL_TYPE.azure]: azureProvider,
   [CHANNEL_TYPE.anthropic]: anthropicProvider,
   [CHANNEL_TYPE.gemini]: geminiProvider,
+  [CHANNEL_TYPE.bedrock]: bedrockProvider,
   [CHANNEL_TYPE.vertex]: vertexProvider,
 };
 

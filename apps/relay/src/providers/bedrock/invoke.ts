@@ -1,0 +1,59 @@
+import type { ChatRequest } from '../../core/chat';
+import type { ChatWire, ClientRequest, UpstreamCall, UpstreamTarget } from '../../core/provider';
+import { messagesRequestOf } from '../anthropic/request';
+import { chatResponseOf } from '../anthropic/response';
+import { anthropicStreamDecoder } from '../anthropic/stream';
+import { bedrockCall } from './call';
+import { invokeStreamFraming } from './event-stream';
+
+/** The Messages API version Bedrock takes in the body, in place of the `anthropic-version` header. */
+export const BEDROCK_ANTHROPIC_VERSION = 'bedrock-2023-05-31';
+
+/** Anthropic's models on Bedrock, inference profiles (`us.`, `eu.`, `global.` ...) included. */
+export function isAnthropicModel(upstreamModel: string): boolean {
+  return upstreamModel.includes('anthropic.');
+}
+
+/** InvokeModel, or InvokeModelWithResponseStream (AWS event-stream frames of Anthropic's events). */
+function invokeCall(channel: UpstreamTarget, upstreamModel: string, stream: boolean, body: Record<string, unknown>): UpstreamCall {
+  return stream
+    ? bedrockCall(channel, upstreamModel, 'invoke-with-response-stream', JSON.stringify(body), invokeStreamFraming)
+    : bedrockCall(channel, upstreamModel, 'invoke', JSON.stringify(body), undefined);
+}
+
+/**
+ * A Messages client's body as InvokeModel takes it (docs/api.md 2.12): every field but `model`
+ * (in the path) and `stream` (the operation), Bedrock's `anthropic_version`, and the client's
+ * `anthropic-beta` header as `anthropic_beta`. Blocks keep their content (signatures included).
+ */
+function invokeBodyOf(client: ClientRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = { anthropic_version: BEDROCK_ANTHROPIC_VERSION };
+  const { json } = client;
+  for (const key in json) {
+    // `__proto__` would set the prototype instead of a field.
+    if (key !== 'model' && key !== 'stream' && key !== '__proto__') body[key] = json[key];
+  }
+  const betas = client.anthropicBeta?.split(',').map((beta) => beta.trim()).filter((beta) => beta !== '');
+  if (betas?.length) body.anthropic_beta = betas;
+  return body;
+}
+
+/** `/v1/messages` on an Anthropic model: the client's request, re-addressed. */
+export function invokeMessages(channel: UpstreamTarget, upstreamModel: string): (client: ClientRequest) => UpstreamCall {
+  return (client) => invokeCall(channel, upstreamModel, client.stream, invokeBodyOf(client));
+}
+
+/** Chat on an Anthropic model: the Anthropic provider's Messages body, edited as InvokeModel takes it. */
+function invokeChatBody(upstreamModel: string, request: ChatRequest): Record<string, unknown> {
+  const { model: _model, stream: _stream, ...body } = messagesRequestOf(upstreamModel, request);
+  return { anthropic_version: BEDROCK_ANTHROPIC_VERSION, ...body };
+}
+
+/** Chat through InvokeModel: Anthropic's answers and events, read by the Anthropic provider. */
+export function invokeChat(channel: UpstreamTarget, upstreamModel: string): ChatWire {
+  return {
+    request: (request) => invokeCall(channel, upstreamModel, request.stream, invokeChatBody(upstreamModel, request)),
+    response: chatResponseOf,
+    stream: anthropicStreamDecoder,
+  };
+}
