@@ -47,12 +47,12 @@ afterAll(async () => {
 
 const randomKey = () => `sk-${randomBytes(24).toString('hex')}`;
 
-type Dialect = 'openai' | 'anthropic' | 'google';
+type Dialect = 'openai' | 'anthropic' | 'gemini';
 
 const CALLS: Record<Dialect, { path: string; keyHeader: (key: string) => Record<string, string> }> = {
   openai: { path: '/v1/chat/completions', keyHeader: (key) => ({ authorization: `Bearer ${key}` }) },
   anthropic: { path: '/v1/messages', keyHeader: (key) => ({ 'x-api-key': key, 'anthropic-version': '2023-06-01' }) },
-  google: { path: '/v1beta/models/gemini-2.5-flash:generateContent', keyHeader: (key) => ({ 'x-goog-api-key': key }) },
+  gemini: { path: '/v1beta/models/gemini-2.5-flash:generateContent', keyHeader: (key) => ({ 'x-goog-api-key': key }) },
 };
 
 async function call(target: CountingRelay, dialect: Dialect, key: string, from: string) {
@@ -97,7 +97,7 @@ test('past 60 failed key checks a minute, an address gets 429 in every dialect w
   expect(anthropic.status).toBe(429);
   expect(anthropic.body).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
   expectRetryAfter(anthropic.retryAfter);
-  const google = await call(relay, 'google', randomKey(), GUESSER);
+  const google = await call(relay, 'gemini', randomKey(), GUESSER);
   expect(google.status).toBe(429);
   expect(google.body.error).toMatchObject({ code: 429, status: 'RESOURCE_EXHAUSTED' });
   expectRetryAfter(google.retryAfter);

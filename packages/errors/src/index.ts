@@ -1,3 +1,4 @@
+import type { Dialect } from '@modelgate/schemas';
 /**
  * One error class with machine codes for every service, and its four wire dialects: the `/api`
  * envelope, OpenAI's `{error: {...}}`, Google's `{error: {code, message, status}}` and Anthropic's
@@ -200,11 +201,12 @@ export function toAnthropic(err: AppError): ErrorResponse {
   };
 }
 
-export type ErrorDialect = 'envelope' | 'openai' | 'google' | 'anthropic';
+/** A relay dialect's error shape, or the `/api` envelope (docs/api.md 1.1, 1.3). */
+export type ErrorDialect = 'envelope' | Dialect;
 
 export function renderError(err: AppError, dialect: ErrorDialect, requestId: string): ErrorResponse {
   if (dialect === 'openai') return toOpenAI(err, requestId);
-  if (dialect === 'google') return toGoogle(err);
+  if (dialect === 'gemini') return toGoogle(err);
   if (dialect === 'anthropic') return toAnthropic(err);
   return toEnvelope(err);
 }
@@ -216,8 +218,8 @@ const ANTHROPIC_MESSAGES = '/v1/messages';
  * Anthropic, the rest of `/v1` OpenAI, anything else the `/api` envelope.
  */
 export function dialectForPath(path: string): ErrorDialect {
-  if (path.startsWith('/v1beta')) return 'google';
-  if (path.startsWith('/v1/models/') && /:(stream)?[gG]enerateContent/.test(path)) return 'google';
+  if (path.startsWith('/v1beta')) return 'gemini';
+  if (path.startsWith('/v1/models/') && /:(stream)?[gG]enerateContent/.test(path)) return 'gemini';
   if (path.startsWith(ANTHROPIC_MESSAGES) && (path.length === ANTHROPIC_MESSAGES.length || path[ANTHROPIC_MESSAGES.length] === '/')) {
     return 'anthropic';
   }

@@ -23,7 +23,7 @@ describe('AppError rendering', () => {
   });
 
   it('renders the Google shape', () => {
-    expect(renderError(new AppError('upstream_timeout', 'timed out'), 'google', 'x').body).toEqual({
+    expect(renderError(new AppError('upstream_timeout', 'timed out'), 'gemini', 'x').body).toEqual({
       error: { code: 504, message: 'timed out', status: 'DEADLINE_EXCEEDED' },
     });
   });
@@ -60,8 +60,8 @@ describe('AppError rendering', () => {
 
   it('maps paths to dialects', () => {
     expect(dialectForPath('/v1/completions')).toBe('openai');
-    expect(dialectForPath('/v1beta/models/gemini:generateContent')).toBe('google');
-    expect(dialectForPath('/v1/models/gemini-2.5-flash:generateContent')).toBe('google');
+    expect(dialectForPath('/v1beta/models/gemini:generateContent')).toBe('gemini');
+    expect(dialectForPath('/v1/models/gemini-2.5-flash:generateContent')).toBe('gemini');
     expect(dialectForPath('/api/user/self')).toBe('envelope');
     expect(dialectForPath('/v1/messages')).toBe('anthropic');
     expect(dialectForPath('/v1/messages/count_tokens')).toBe('anthropic');

@@ -7,8 +7,12 @@
 export const CHANNEL_TYPE = { openai: 1, azure: 3, anthropic: 14, gemini: 24, bedrock: 33, vertex: 41 } as const;
 export type ChannelType = (typeof CHANNEL_TYPE)[keyof typeof CHANNEL_TYPE];
 
-/** The wire dialect a channel's upstream speaks. */
-export type ProviderDialect = 'openai' | 'anthropic' | 'gemini';
+/**
+ * The relay's wire dialects: what a client speaks (its key header, its error shape, its request and
+ * answer formats) and what a channel's upstream speaks. One vocabulary for keys, errors, routing
+ * and providers.
+ */
+export type Dialect = 'openai' | 'anthropic' | 'gemini';
 
 /**
  * The client-facing operations of the relay (docs/api.md 2.1-2.10). A channel serves a surface
@@ -32,7 +36,7 @@ export interface ChannelTypeFacts {
   type: ChannelType;
   /** Shown in the console and logs. */
   label: string;
-  dialect: ProviderDialect;
+  dialect: Dialect;
   /**
    * Where a channel sends requests when its `base_url` is '', as shown to admins ('' when the type
    * has no default and `base_url` is required); `{region}` stands for `settings.region`.

@@ -51,8 +51,8 @@ describe('RELAY_OPERATIONS', () => {
         '/v1/messages anthropic anthropic',
         '/v1/messages/count_tokens anthropic anthropic',
         '/v1/models anthropic openai',
-        '/v1/models/:model:generateContent google google',
-        '/v1beta/models/:model:streamGenerateContent google google',
+        '/v1/models/:model:generateContent gemini gemini',
+        '/v1beta/models/:model:streamGenerateContent gemini gemini',
       ]),
     );
   });

@@ -1,5 +1,6 @@
 import { type DirectRequest, type DirectResponse, type DirectRoute, literalPath } from '../direct-routes';
-import { authContextOf, authenticate, type KeyDialect } from '../features/keys/authenticate';
+import type { Dialect } from '@modelgate/schemas';
+import { authContextOf, authenticate } from '../features/keys/authenticate';
 import type { KeyFailureLimit } from '../features/keys/failure-limit';
 import type { KeyCache } from '../features/keys/key-cache';
 import { jsonBytes, rawBody } from '../features/relay/body';
@@ -19,7 +20,7 @@ export interface RelayRouteDeps {
  */
 export function relayRoute(
   path: string,
-  dialect: KeyDialect,
+  dialect: Dialect,
   { keys, keyFailures, maxBodyMb }: Pick<RelayRouteDeps, 'keys' | 'keyFailures' | 'maxBodyMb'>,
   serve: (req: DirectRequest, res: DirectResponse, raw: Buffer) => Promise<void>,
 ): DirectRoute {

@@ -1,3 +1,4 @@
+import type { Dialect } from '../channel-types';
 import { z } from 'zod';
 import { chatCompletionSchema } from './chat-completions';
 import { completionRequestSchema } from './completions';
@@ -6,14 +7,6 @@ import { generateContentSchema } from './generate-content';
 import { countTokensSchema, messagesSchema } from './messages';
 import { responsesSchema } from './responses';
 
-/**
- * Where a relay route takes the API key (docs/api.md 2, key table): `openai` Bearer only;
- * `anthropic` `x-api-key` or Bearer; `google` `x-goog-api-key`, `?key=` or Bearer.
- */
-export type RelayKey = 'openai' | 'anthropic' | 'google';
-
-/** The error shape a relay route answers in (docs/api.md 1.3). */
-export type RelayDialect = 'openai' | 'anthropic' | 'google';
 
 /**
  * One relay operation: the request schema the relay validates the body with, and what describes the
@@ -24,8 +17,13 @@ export interface RelayOperation {
   method: 'get' | 'post';
   /** Express style, e.g. `/v1beta/models/:model:generateContent`. */
   path: string;
-  key: RelayKey;
-  errors: RelayDialect;
+  /**
+   * Where the route takes the API key (docs/api.md 2, key table): `openai` Bearer only;
+   * `anthropic` `x-api-key` or Bearer; `gemini` `x-goog-api-key`, `?key=` or Bearer.
+   */
+  key: Dialect;
+  /** The error shape the route answers in (docs/api.md 1.3). */
+  errors: Dialect;
   summary: string;
   body?: z.ZodType;
   /** An object schema: each property is one query parameter. */
@@ -125,8 +123,8 @@ function geminiOperations(version: '/v1beta' | '/v1'): RelayOperation[] {
     {
       method: 'post',
       path: `${version}/models/:model:generateContent`,
-      key: 'google',
-      errors: 'google',
+      key: 'gemini',
+      errors: 'gemini',
       summary: `Gemini generateContent: one answer${alias}`,
       params: modelParam,
       body: generateContentSchema,
@@ -135,8 +133,8 @@ function geminiOperations(version: '/v1beta' | '/v1'): RelayOperation[] {
     {
       method: 'post',
       path: `${version}/models/:model:streamGenerateContent`,
-      key: 'google',
-      errors: 'google',
+      key: 'gemini',
+      errors: 'gemini',
       summary: `Gemini streamGenerateContent: the answer as server-sent events${alias}`,
       params: modelParam,
       query: z.object({ alt: z.literal('sse').optional().describe('Accepted and implied: the stream is always server-sent events') }),
@@ -217,8 +215,8 @@ export const RELAY_OPERATIONS: readonly RelayOperation[] = [
   {
     method: 'get',
     path: '/v1beta/models',
-    key: 'google',
-    errors: 'google',
+    key: 'gemini',
+    errors: 'gemini',
     summary: 'The models of the key served by Gemini channels',
     response: geminiModelList,
   },

@@ -1,6 +1,6 @@
 import { anthropicErrorType, ENVELOPE_ERROR_STATUS, grpcStatusName } from '@modelgate/errors';
-import { API_OPERATIONS, type ApiAuth, type ApiOperation, emptyBody } from '@modelgate/schemas';
-import { RELAY_OPERATIONS, type RelayDialect, type RelayKey, type RelayOperation } from '@modelgate/schemas/relay';
+import { API_OPERATIONS, type ApiAuth, type ApiOperation, type Dialect, emptyBody } from '@modelgate/schemas';
+import { RELAY_OPERATIONS, type RelayOperation } from '@modelgate/schemas/relay';
 import { z } from 'zod';
 import { SESSION_COOKIE } from '../auth/session-store';
 
@@ -59,16 +59,16 @@ const ROLE_NOTE: Record<ApiAuth, string> = {
 };
 
 /** docs/api.md 2, key table: where each relay route takes the key. */
-const RELAY_SECURITY: Record<RelayKey, JsonSchema[]> = {
+const RELAY_SECURITY: Record<Dialect, JsonSchema[]> = {
   openai: [{ apiKeyBearer: [] }],
   anthropic: [{ apiKeyHeader: [] }, { apiKeyBearer: [] }],
-  google: [{ googleApiKeyHeader: [] }, { googleApiKeyQuery: [] }, { apiKeyBearer: [] }],
+  gemini: [{ googleApiKeyHeader: [] }, { googleApiKeyQuery: [] }, { apiKeyBearer: [] }],
 };
 
-const RELAY_KEY_NOTE: Record<RelayKey, string> = {
+const RELAY_KEY_NOTE: Record<Dialect, string> = {
   openai: 'API key in `Authorization: Bearer`.',
   anthropic: 'API key in `x-api-key` or `Authorization: Bearer`.',
-  google: 'API key in `x-goog-api-key`, `?key=` or `Authorization: Bearer`.',
+  gemini: 'API key in `x-goog-api-key`, `?key=` or `Authorization: Bearer`.',
 };
 
 /** The statuses the relay answers errors with (docs/api.md 1.3 table). */
@@ -76,7 +76,7 @@ const RELAY_ERROR_STATUSES = [400, 401, 403, 404, 408, 413, 429, 431, 500, 502, 
 const uniqueOver = (name: (status: number) => string) => [...new Set(RELAY_ERROR_STATUSES.map(name))];
 
 /** docs/api.md 1.3: the relay's error bodies, one shape per dialect, named as components `<Dialect>Error`. */
-const RELAY_ERROR_SCHEMAS: Record<RelayDialect, { name: string; description: string; schema: JsonSchema }> = {
+const RELAY_ERROR_SCHEMAS: Record<Dialect, { name: string; description: string; schema: JsonSchema }> = {
   openai: {
     name: 'OpenAIError',
     description: 'Failure, in OpenAI\'s shape; the message ends with the request id',
@@ -104,7 +104,7 @@ const RELAY_ERROR_SCHEMAS: Record<RelayDialect, { name: string; description: str
       },
     },
   },
-  google: {
+  gemini: {
     name: 'GoogleError',
     description: 'Failure, in Google\'s shape; the request id is in `X-Request-Id`',
     schema: {

@@ -41,7 +41,7 @@ export function geminiRoute({ keys, keyFailures, relay, maxBodyMb }: RelayRouteD
       return target === undefined ? undefined : { target: decodeParam(target) };
     },
     handlers: [
-      authenticate(keys, keyFailures, 'google'),
+      authenticate(keys, keyFailures, 'gemini'),
       rawBody(maxBodyMb),
       async (req, res) => {
         const { model, method } = parseTarget(String(req.params.target));

@@ -10,7 +10,7 @@ import {
   checkChannelSettings,
   isChannelType,
   parseModelMapping,
-  type ProviderDialect,
+  type Dialect,
   type RelaySurface,
 } from '@modelgate/schemas';
 import type { Provider, UpstreamTarget } from '../../core/provider';
@@ -20,7 +20,7 @@ export interface ChannelRecord extends UpstreamTarget {
   name: string;
   type: ChannelType;
   /** The wire dialect of its upstream (docs/api.md 2.6). */
-  dialect: ProviderDialect;
+  dialect: Dialect;
   /** What talks to its upstream. */
   provider: Provider;
   priority: number;
@@ -247,8 +247,8 @@ export class ChannelCache {
   }
 
   /** Models of the group's enabled channels, each with the dialects that serve it. */
-  modelsFor(group: string): Map<string, Set<ProviderDialect>> {
-    const models = new Map<string, Set<ProviderDialect>>();
+  modelsFor(group: string): Map<string, Set<Dialect>> {
+    const models = new Map<string, Set<Dialect>>();
     for (const channel of this.channels) {
       if (channel.status !== CHANNEL_STATUS.enabled || !channel.groups.includes(group)) continue;
       for (const model of channel.models) {

@@ -1,7 +1,7 @@
 import { sha256Hex } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
 import type { IncomingHttpHeaders } from 'node:http';
-import { ipAllowed, ROLE, TOKEN_STATUS, USER_STATUS } from '@modelgate/schemas';
+import { type Dialect, ipAllowed, ROLE, TOKEN_STATUS, USER_STATUS } from '@modelgate/schemas';
 import type { KeyFailureLimit } from './failure-limit';
 import { type KeyCache, type KeyRecord, type ResolvedKey, type UserRecord } from './key-cache';
 
@@ -34,7 +34,6 @@ function bearer(header: string | undefined): string | undefined {
 }
 
 /** Where a route reads the client's key: its SDK's places (docs/api.md 2). */
-export type KeyDialect = 'openai' | 'google' | 'anthropic';
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return typeof value === 'string' && value ? value : undefined;
@@ -45,9 +44,9 @@ function headerValue(value: string | string[] | undefined): string | undefined {
  * `x-goog-api-key` and `?key=`; Anthropic routes `x-api-key` (query strings ignored: Claude Code
  * sends `?beta=true`). The `sk-` prefix is optional (Google SDKs send keys as given).
  */
-export function extractKey(req: KeyRequest, dialect: KeyDialect): string | undefined {
+export function extractKey(req: KeyRequest, dialect: Dialect): string | undefined {
   let key = bearer(req.headers.authorization);
-  if (dialect === 'google') {
+  if (dialect === 'gemini') {
     const query = req.query.key;
     key = headerValue(req.headers['x-goog-api-key']) ?? ((typeof query === 'string' && query) || key);
   } else if (dialect === 'anthropic') {
@@ -139,7 +138,7 @@ function accept(resolved: ResolvedKey | null, failures: KeyFailureLimit, req: Ke
  * counted per client address; past the limit, a key not in memory is refused with 429 before any
  * database lookup (docs/api.md 3.7).
  */
-export function authenticate(cache: KeyCache, failures: KeyFailureLimit, dialect: KeyDialect) {
+export function authenticate(cache: KeyCache, failures: KeyFailureLimit, dialect: Dialect) {
   return (req: KeyRequest, res: WithLocals, next: Next): void => {
     const key = extractKey(req, dialect);
     if (!key) {

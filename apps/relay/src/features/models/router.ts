@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { ProviderDialect } from '@modelgate/schemas';
+import type { Dialect } from '@modelgate/schemas';
 import type { ChannelCache } from '../channels/channel-cache';
 import { type AuthContext, authContextOf, authenticate, checkIpAllowed } from '../keys/authenticate';
 import type { KeyFailureLimit } from '../keys/failure-limit';
@@ -7,13 +7,13 @@ import type { KeyCache } from '../keys/key-cache';
 
 /** Fixed like new-api's: model entries have no meaningful creation date of their own. */
 const MODEL_CREATED = 1_626_777_600;
-const OWNER: Record<ProviderDialect, string> = { openai: 'openai', anthropic: 'anthropic', gemini: 'google' };
+const OWNER: Record<Dialect, string> = { openai: 'openai', anthropic: 'anthropic', gemini: 'google' };
 
 /**
  * Models of the key's group's enabled channels, filtered by the key's allow-list, sorted; a client
  * address outside the key's IP allow-list gets 403 like on every other relay route.
  */
-function usableModels(channels: ChannelCache, auth: AuthContext, clientIp: string | undefined): [string, Set<ProviderDialect>][] {
+function usableModels(channels: ChannelCache, auth: AuthContext, clientIp: string | undefined): [string, Set<Dialect>][] {
   checkIpAllowed(auth, clientIp);
   const limits = auth.key.modelLimits;
   return [...channels.modelsFor(auth.group)]
@@ -53,7 +53,7 @@ export function modelsRouter(keys: KeyCache, keyFailures: KeyFailureLimit, chann
     });
     res.json({ object: 'list', data });
   });
-  router.get('/v1beta/models', authenticate(keys, keyFailures, 'google'), (req, res) => {
+  router.get('/v1beta/models', authenticate(keys, keyFailures, 'gemini'), (req, res) => {
     const models = usableModels(channels, authContextOf(res), req.ip)
       .filter(([, dialects]) => dialects.has('gemini'))
       .map(([id]) => ({

@@ -87,7 +87,7 @@ function upstreamErrorBody(err: UpstreamHttpError, dialect: Exclude<ErrorDialect
           code: typeof error?.code === 'string' || typeof error?.code === 'number' ? error.code : 'upstream_error',
         },
       };
-    case 'google':
+    case 'gemini':
       return { error: { code: status, message, status: typeof error?.status === 'string' ? error.status : grpcStatusName(status) } };
     case 'anthropic': {
       // An Anthropic channel's own type (kept in `code`, see anthropicErrorOf); others' by status.
