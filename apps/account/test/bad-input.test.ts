@@ -1,4 +1,4 @@
-// Issue 11, "bad input must be a 4xx, never a 500": one table over every /api route that takes text,
+// Bad input must be a 4xx, never a 500: one table over every /api route that takes text,
 // a page or an id. Each bad value gets 400 `invalid_request` naming the field (404 for path ids, which
 // name nothing) and writes nothing.
 import { createApiKey, createChannel, createUser } from '@modelgate/testing';

@@ -1,4 +1,4 @@
-// Issue 7: credentials in headers, cookies and query strings (access tokens, session cookies, API
+// Credentials in headers, cookies and query strings (access tokens, session cookies, API
 // keys, Stripe signatures, passwords, TOTP codes, a database password) sent through the account
 // service with every log line kept at level trace: none of them may appear in a line, and the
 // access log ties each request to its id and, once logged in, its user.

@@ -1,4 +1,4 @@
-// Issue 7: the account service's /metrics after some traffic: requests by route and status, and
+// The account service's /metrics after some traffic: requests by route and status, and
 // payment webhook deliveries by outcome.
 import { metricValue } from '@modelgate/http';
 import { setOption } from '@modelgate/testing';

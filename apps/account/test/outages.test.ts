@@ -1,4 +1,4 @@
-// Issue 11, outages: a real PostgreSQL outage (this run's database refuses connections and its
+// Outages: a real PostgreSQL outage (this run's database refuses connections and its
 // sessions are terminated) and a real Redis outage (a private redis-server, stopped) answer 503 in
 // the /api envelope, quickly, and the service serves again once they are back, without a restart.
 import { createPaymentWebhookQueue, createProducerConnection, createServiceRedis } from '@modelgate/queue';

@@ -1,4 +1,4 @@
-// Issue 7: credentials through the edge (headers, cookies, query values, Stripe signatures), with
+// Credentials through the edge (headers, cookies, query values, Stripe signatures), with
 // every log line kept at level trace (access lines included): none may appear in a line.
 import { createLogger } from '@modelgate/logger';
 import { request as httpRequest } from 'undici';

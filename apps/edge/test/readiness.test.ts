@@ -1,6 +1,6 @@
-// Issue 11: the edge's readiness no longer depends on the relay or the account service (an outage
+// The edge's readiness no longer depends on the relay or the account service (an outage
 // of either took every edge out of the load balancer, model traffic included); they, and the
-// console (issue 14), are reported in the detailed view, which only the private listener serves.
+// console, are reported in the detailed view, which only the private listener serves.
 import request from 'supertest';
 import { startEdge, type RunningEdge } from './support/edge';
 import { freePort, startStandIn, type StandInService } from './support/stand-in-service';

@@ -1,4 +1,4 @@
-// Client names the relay must neither store nor look up as inherited object members (issue 11):
+// Client names the relay must neither store nor look up as inherited object members:
 // NUL characters in the model (PostgreSQL text refuses them, so a consume row would never be written)
 // and models or groups named after Object.prototype members (a price lookup used to read a function).
 import { createChannel, setOption } from '@modelgate/testing';

@@ -1,4 +1,4 @@
-// Issue 7: traffic full of known secrets through the relay, with every log line kept at level
+// Traffic full of known secrets through the relay, with every log line kept at level
 // trace: no line may contain one, and the lines about a call say which request, user and channel.
 import { createLogger } from '@modelgate/logger';
 import { createChannel } from '@modelgate/testing';

@@ -1,4 +1,4 @@
-// Issue 7: the relay's /metrics after some traffic: HTTP requests, upstream latency, first-byte time,
+// The relay's /metrics after some traffic: HTTP requests, upstream latency, first-byte time,
 // errors and retries by channel and model, quota charged and tokens by model.
 import { metricValue } from '@modelgate/http';
 import { redisPrefix } from '@modelgate/testing';
@@ -78,7 +78,7 @@ it('counts requests, upstream latency, first bytes, errors, retries, quota and t
   expect(text).toMatch(/^process_resident_memory_bytes\{service="relay"\} \d+/m);
 });
 
-// Issue 11: readable route labels for the Gemini operations (they shared one label, the two Express
+// Readable route labels for the Gemini operations (they shared one label, the two Express
 // paths joined), and gauges of the relay's state computed at scrape time.
 it('labels each Gemini operation and API version on its own', async () => {
   await resetSuite();

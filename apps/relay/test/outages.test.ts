@@ -1,4 +1,4 @@
-// Issue 11, outages, on the relay's real completion path (fake upstream, real Redis and PostgreSQL):
+// Outages on the relay's real completion path (fake upstream, real Redis and PostgreSQL):
 // with its Redis (the hot path's) down it answers 503 at once and recovers when Redis returns; with
 // PostgreSQL down it keeps relaying and stays ready, and the ledger catches up afterwards. Readiness
 // follows: Redis is required, PostgreSQL only reported.

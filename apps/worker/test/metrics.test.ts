@@ -1,4 +1,4 @@
-// Issue 7: the worker's /metrics after some traffic: queue depth by state, jobs completed and
+// The worker's /metrics after some traffic: queue depth by state, jobs completed and
 // failed, payment webhook events processed by outcome, payments rejected by reason, and its own
 // HTTP requests.
 import type { PrismaClient } from '@modelgate/db';

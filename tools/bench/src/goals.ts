@@ -5,14 +5,14 @@ import { TARGET_LABELS, type RssReading, type RunResult, type TargetResult } fro
 import { CALL_KINDS, CALL_LABELS, CHAT_KINDS } from './requests';
 import { formatNumber } from './stats';
 
-/** Issue 12: relay CPU per chat call at most this many times its CPU per completions call. */
+/** Relay CPU per chat call at most this many times its CPU per completions call. */
 export const CHAT_CPU_LIMIT = 1.15;
 
 const relayCpuOf = (result: { cpuPerRequest?: CpuCost[] } | undefined): number | undefined =>
   result?.cpuPerRequest?.find((cost) => cost.name === 'relay')?.us;
 
 /**
- * Issue 12: the relay's CPU per chat call (pass-through and translated), whole answers and streams,
+ * The relay's CPU per chat call (pass-through and translated), whole answers and streams,
  * against its CPU per completions call of the same shape; and (issues 12, 13, 15) no chunk of any
  * kind's stream at N connections held back.
  * CPU is judged on the relay target (nothing else in front of it), else on the edge target.

@@ -22,7 +22,7 @@ function relay(chatUs: { openai: number; anthropic: number }, streamUs: { openai
 
 const verdicts = (checks: { ok: boolean; line: string }[]) => checks.map((check) => `${check.ok ? 'MET' : 'MISSED'} ${check.line}`);
 
-describe('issue 12 targets', () => {
+describe('the benchmark targets', () => {
   it('holds the relay CPU per chat call, whole and streamed, to 1.15 x a completions call', () => {
     const lines = verdicts(chatGoalChecks([direct, relay({ openai: 575, anthropic: 580 }, { openai: 3450, anthropic: 3480 })], 50));
     expect(lines.slice(0, 4)).toEqual([

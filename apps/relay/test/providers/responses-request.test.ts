@@ -212,13 +212,12 @@ describe('chatRequestFromResponses: parameters', () => {
     expect(internal({ input: 'hi', ...fields })).toMatchObject({ model: 'claude-sonnet-4-5', stream: false, ...expected });
   });
 
-  it('keeps function tools and drops built-in and custom ones', () => {
+  it('keeps function tools and drops built-in ones', () => {
     const request = internal({
       input: 'hi',
       tools: [
         { type: 'web_search' },
         { type: 'function', name: 'shell', description: 'Runs a command', parameters: { type: 'object' }, strict: false },
-        { type: 'custom', name: 'apply_patch' },
         { type: 'function', name: 'update_plan', parameters: null, strict: null },
       ],
     });
@@ -262,12 +261,9 @@ describe('chatRequestFromResponses: what cannot be served is a 400 naming the fi
     ['a message without content', { input: [{ type: 'message', role: 'user' }] }, 'input.0.content', 'must be a string'],
     ['a function call without a call id', { input: [hi, { type: 'function_call', name: 'f', arguments: '{}' }] }, 'input.1.call_id', 'must be a string'],
     ['a function call output without output', { input: [hi, { type: 'function_call_output', call_id: 'c' }] }, 'input.1.output', 'must be a string'],
-    [
-      'a custom tool call',
-      { input: [hi, { type: 'custom_tool_call', call_id: 'c', name: 'apply_patch', input: '*** Begin Patch' }] },
-      'input.1',
-      '"custom_tool_call"',
-    ],
+    ['a custom tool call without input', { input: [hi, { type: 'custom_tool_call', call_id: 'c', name: 'apply_patch' }] }, 'input.1.input', 'must be a string'],
+    ['a custom tool without a name', { input: 'hi', tools: [{ type: 'custom' }] }, 'tools.0.name', 'a custom tool needs a name'],
+    ['a custom tool choice without a name', { input: 'hi', tool_choice: { type: 'custom' } }, 'tool_choice.name', 'needs a name'],
     [
       'a local shell call',
       { input: [hi, { type: 'local_shell_call', id: 'ls', call_id: 'c', status: 'completed', action: { type: 'exec', command: ['ls'], env: {} } }] },
