@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestListener } from 'node:http';
 import {
   accessLog,
   errorHandler,
@@ -8,6 +8,7 @@ import {
   notFound,
   requestId,
   trustProxiesIn,
+  withFastPath,
 } from '@modelgate/http';
 import type { Logger } from '@modelgate/logger';
 import { isHttpsAddress } from '@modelgate/schemas';
@@ -16,7 +17,7 @@ import type { EdgeEnv } from './env';
 import { createCorsPolicy } from './features/cors/cors';
 import { serviceHealthCheck } from './features/health/service-checks';
 import { createEdgeMetrics, createMetricsApp, type EdgeMetrics } from './features/metrics/metrics';
-import { createEdgeProxy, type EdgeProxy } from './features/proxy/proxy';
+import { createEdgeProxy } from './features/proxy/proxy';
 import { createUpstream, routeFamilyOf } from './features/proxy/upstreams';
 
 export type EdgeConfig = Pick<
@@ -41,8 +42,8 @@ export interface EdgeDeps {
 }
 
 export interface EdgeApp {
-  /** The public entry point. */
-  app: Express;
+  /** The public entry point: proxied paths on the fast path, everything else by an Express app. */
+  app: RequestListener;
   metrics: EdgeMetrics;
   /** `GET /metrics` and `GET /health`, for a listener of its own on EDGE_METRICS_PORT (never the public port). */
   metricsApp: Express;
@@ -50,29 +51,11 @@ export interface EdgeApp {
   close(): void;
 }
 
-type ExpressHandle = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
-
 /**
  * docs/api.md 3.7: behind an https public address, browsers are told to use nothing but https for a
  * year, subdomains included, so a network attacker cannot downgrade a later visit to plain http.
  */
 const STRICT_TRANSPORT_SECURITY = 'max-age=31536000; includeSubDomains';
-
-/**
- * Every request is timed and every answer carries HSTS when the public address is https; proxied
- * paths go straight to the proxy before Express sees the request (Express's per-request setup is
- * the single largest cost on the hot path); everything else is an ordinary Express app.
- */
-function routeProxiedPathsFirst(app: Express, proxy: EdgeProxy, metrics: EdgeMetrics, strictTransport: boolean): void {
-  const withHandle = app as unknown as { handle: ExpressHandle };
-  const expressHandle = withHandle.handle.bind(app);
-  withHandle.handle = (req, res, next) => {
-    if (strictTransport) res.setHeader('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
-    const family = routeFamilyOf(req.url ?? '/');
-    metrics.timeRequest(family, res);
-    if (!proxy.handleIfProxied(req, res, family)) expressHandle(req, res, next);
-  };
-}
 
 export function buildApp(config: EdgeConfig, deps: EdgeDeps): EdgeApp {
   const { logger } = deps;
@@ -99,7 +82,6 @@ export function buildApp(config: EdgeConfig, deps: EdgeDeps): EdgeApp {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
-  routeProxiedPathsFirst(app, proxy, metrics, isHttpsAddress(config.PUBLIC_URL));
   app.use(requestId());
   if (logger.isLevelEnabled('debug')) app.use(accessLog(logger));
   // Ready with any service down: the edge still serves the others and answers for the missing one
@@ -117,8 +99,16 @@ export function buildApp(config: EdgeConfig, deps: EdgeDeps): EdgeApp {
   app.use(notFound('envelope'));
   app.use(errorHandler(logger, 'envelope'));
 
+  const strictTransport = isHttpsAddress(config.PUBLIC_URL);
   return {
-    app,
+    // Every request is timed and every answer carries HSTS when the public address is https; proxied
+    // paths go straight to the proxy, the rest (health, 404s) to Express.
+    app: withFastPath(app, (req, res) => {
+      if (strictTransport) res.setHeader('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
+      const family = routeFamilyOf(req.url ?? '/');
+      metrics.timeRequest(family, res);
+      return proxy.handleIfProxied(req, res, family);
+    }),
     metrics,
     metricsApp: createMetricsApp(metrics, healthDetailHandler(services, healthTimeoutMs)),
     close() {

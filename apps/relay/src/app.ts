@@ -2,14 +2,14 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { dialectForPath } from '@modelgate/errors';
 import { pingDatabase, type PrismaClient } from '@modelgate/db';
 import type { Logger } from '@modelgate/logger';
-import { accessLog, errorHandler, healthRouter, notFound, requestId, trustProxiesIn, type ServiceMetrics } from '@modelgate/http';
+import { accessLog, directRoutes, errorHandler, healthRouter, notFound, requestId, trustProxiesIn, type ServiceMetrics, withFastPath } from '@modelgate/http';
 import type { IpAllowList } from '@modelgate/schemas';
 import express, { type NextFunction } from 'express';
 import type { Redis } from 'ioredis';
 import { channelTestRouter } from './features/channel-test/router';
 import type { ChannelTester } from './features/channel-test/service';
 import type { ChannelCache } from './features/channels/channel-cache';
-import { createRelayHandler } from './direct-routes';
+
 import { chatCompletionsRoute } from './endpoints/chat-completions/router';
 import { responsesRoute } from './endpoints/responses/router';
 import { embeddingsRoute } from './endpoints/embeddings/router';
@@ -102,7 +102,7 @@ export function createRelayApp(deps: RelayDeps): RequestListener {
   app.use(notFound(dialectOf));
   app.use(errors);
   // The relayed calls (the hot path) bypass Express; everything else is an ordinary Express app.
-  return createRelayHandler(app, {
+  return withFastPath(app, directRoutes({
     trust,
     perRequest,
     routes: [
@@ -115,5 +115,5 @@ export function createRelayApp(deps: RelayDeps): RequestListener {
       countTokensRoute(deps),
     ],
     onError: errors,
-  });
+  }));
 }

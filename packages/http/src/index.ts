@@ -11,3 +11,4 @@ export * from './metrics-text';
 export * from './backpressure';
 export * from './trusted-proxies';
 export * from './early-answers';
+export * from './fast-path';

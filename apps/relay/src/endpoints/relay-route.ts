@@ -1,4 +1,4 @@
-import { type DirectRequest, type DirectResponse, type DirectRoute, literalPath } from '../direct-routes';
+import { type DirectRequest, type DirectResponse, type DirectRoute, literalPath } from '@modelgate/http';
 import type { Dialect } from '@modelgate/schemas';
 import { authContextOf, authenticate } from '../features/keys/authenticate';
 import type { KeyFailureLimit } from '../features/keys/failure-limit';
@@ -15,7 +15,7 @@ export interface RelayRouteDeps {
 }
 
 /**
- * A relay surface at a fixed path, served directly (see direct-routes): the key (read where the
+ * A relay surface at a fixed path, served directly (see withFastPath in @modelgate/http): the key (read where the
  * dialect's SDK sends it) first, then the JSON body, then `serve` (docs/api.md 1.3 order).
  */
 export function relayRoute(

@@ -1,4 +1,4 @@
-import type { DirectRoute } from '../../direct-routes';
+import type { DirectRoute } from '@modelgate/http';
 import { openAIRelayRoute, type RelayRouteDeps } from '../relay-route';
 import { ChatCompletionCall } from './call';
 import { parseChatCompletionRequest } from '../../dialects/openai/chat-request';

@@ -1,4 +1,4 @@
-import { decodeParam, type DirectRoute } from '../../direct-routes';
+import { decodeParam, type DirectRoute } from '@modelgate/http';
 import { authContextOf, authenticate } from '../../features/keys/authenticate';
 import { jsonBytes, rawBody } from '../../features/relay/body';
 import type { RelayRouteDeps } from '../relay-route';
@@ -30,7 +30,7 @@ function routeLabel(path: string, params: Record<string, string>): string {
 
 /**
  * Gemini native operations (docs/api.md 2.3) under `/v1beta/models/...` and, as the Google GenAI SDK
- * calls them by default, `/v1/models/...`; served directly (see direct-routes).
+ * calls them by default, `/v1/models/...`; served directly (see withFastPath in @modelgate/http).
  */
 export function geminiRoute({ keys, keyFailures, relay, maxBodyMb }: RelayRouteDeps): DirectRoute {
   return {

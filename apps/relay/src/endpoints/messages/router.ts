@@ -1,4 +1,4 @@
-import type { DirectRoute } from '../../direct-routes';
+import type { DirectRoute } from '@modelgate/http';
 import { authContextOf } from '../../features/keys/authenticate';
 import { relayRoute, type RelayRouteDeps } from '../relay-route';
 import { MessagesCall } from './call';

@@ -14,7 +14,7 @@ export interface AuthContext {
 
 const KEY_FORMAT = /^sk-[A-Za-z0-9]{48}$/;
 
-/** What the key check reads: an Express request, or a relayed call served directly (see direct-routes). */
+/** What the key check reads: an Express request, or a relayed call served directly (see withFastPath in @modelgate/http). */
 export interface KeyRequest {
   headers: IncomingHttpHeaders;
   query: Record<string, unknown>;

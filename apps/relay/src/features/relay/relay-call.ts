@@ -20,7 +20,7 @@ export interface Delivery {
 
 /**
  * The caller's request as the pipeline reads it: Express's Request has these, and so does a relayed
- * call served directly (see direct-routes).
+ * call served directly (see withFastPath in @modelgate/http).
  */
 export interface CallerRequest {
   requestId: string;

@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
-import { clientAddress, type ProxyTrust } from '@modelgate/http';
+import { clientAddress, type ProxyTrust } from './trusted-proxies';
 
 /**
  * A request served without Express's per-request setup: node's own object with the few fields the
@@ -58,7 +58,26 @@ export function decodeParam(segment: string): string {
   }
 }
 
-export interface RelayHandlerOptions {
+/**
+ * Serves a request the hot way and says so (true), or leaves it untouched for the app (false). It
+ * may add what every answer carries (headers, timing) before it declines.
+ */
+export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+/**
+ * A service's request listener: each request is offered to `fast` first and goes to `app` (the
+ * Express app as an ordinary request listener) only when declined. Express's per-request setup
+ * (re-prototyping `req` and `res`, walking the router) costs more than the rest of a hot path such
+ * as a relayed call or a proxied request, and its prototypes make every later property access of
+ * node's http internals megamorphic; the fast path never pays it.
+ */
+export function withFastPath(app: RequestListener, fast: FastPath): RequestListener {
+  return (req, res) => {
+    if (!fast(req, res)) app(req, res);
+  };
+}
+
+export interface DirectRoutesOptions {
   /** Whose X-Forwarded-For is believed for `req.ip`: the `trust proxy` setting the app was given. */
   trust: ProxyTrust;
   /** The app's per-request middlewares, run before a direct route's handlers (the app runs them too). */
@@ -69,16 +88,13 @@ export interface RelayHandlerOptions {
 }
 
 /**
- * The relay's request listener. Relayed calls skip Express: its per-request setup (re-prototyping
- * `req` and `res`, walking the router) costs more than the rest of the relay's hot path, and the new
- * prototypes make every property access of node's http internals megamorphic. Each direct route runs
- * the per-request middlewares and its own handlers on node's objects, in Express's order and with its
- * async error semantics, and a failure goes to `onError`. Every other request goes to `app`, the
- * Express app as an ordinary request listener.
+ * A fast path of POST routes served on node's own objects: each direct route runs the per-request
+ * middlewares and its own handlers in Express's order and with its async error semantics, and a
+ * failure goes to `onError`. Any other request is declined.
  *
  * Handlers of direct routes may use only what DirectRequest / DirectResponse declare.
  */
-export function createRelayHandler(app: RequestListener, options: RelayHandlerOptions): RequestListener {
+export function directRoutes(options: DirectRoutesOptions): FastPath {
   const { trust, perRequest, routes, onError } = options;
   const chains = routes.map((route) => ({ route, chain: [...perRequest, ...route.handlers] }));
 
@@ -124,10 +140,10 @@ export function createRelayHandler(app: RequestListener, options: RelayHandlerOp
         res.locals = Object.create(null) as Record<string, unknown>;
         // A malformed param fails after the per-request middlewares, as in Express's router.
         run(matchError === undefined ? chain : [...perRequest, (_req, _res, next) => next(matchError)], req, res);
-        return;
+        return true;
       }
     }
-    app(incoming, response);
+    return false;
   };
 }
 

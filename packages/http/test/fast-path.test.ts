@@ -1,11 +1,14 @@
-// The relay's request listener: direct routes on node's own objects, every other request to Express.
+// The fast path shared by the relay and the edge: direct routes on node's own objects, every other
+// request to Express.
 import { IncomingMessage, type Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AppError, dialectForPath } from '@modelgate/errors';
-import { closeServer, errorHandler, listen, notFound, requestId } from '@modelgate/http';
 import { createLogger } from '@modelgate/logger';
 import express from 'express';
-import { createRelayHandler, decodeParam, type DirectRequest, type DirectResponse, type DirectRoute, literalPath } from '../src/direct-routes';
+import { decodeParam, type DirectRequest, type DirectResponse, type DirectRoute, directRoutes, literalPath, withFastPath } from '../src/fast-path';
+import { errorHandler, notFound } from '../src/errors';
+import { requestId } from '../src/request-id';
+import { closeServer, listen } from '../src/server';
 
 const TARGET_PATH = /^\/v1beta\/models\/([^/]+)$/;
 
@@ -65,12 +68,12 @@ beforeAll(async () => {
     res.json({ servedBy: 'express' });
   });
   app.use(notFound((req) => dialectForPath(req.path)));
-  const handler = createRelayHandler(app, {
+  const handler = withFastPath(app, directRoutes({
     trust: () => false,
     perRequest: [requestId()],
     routes: [echoRoute, failingRoute, geminiLikeRoute],
     onError,
-  });
+  }));
   server = await listen(handler, 0, '127.0.0.1');
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
