@@ -18,6 +18,11 @@ import {
   startedItemOf,
   summaryPartOf,
 } from './output';
+import { CustomInputDecoder, customToolNames } from './custom-tools';
+
+function isCall(source: OutputSource | undefined): boolean {
+  return source?.type === 'function_call' || source?.type === 'custom_tool_call';
+}
 
 export interface ResponsesEventEncoderOptions {
   body: ResponsesBody;
@@ -32,8 +37,9 @@ const CHOICE = 0;
  * `response.created` and `response.in_progress`, then per output item its `added` event, its deltas
  * and, when the next item starts, its `done` events; last `response.completed` (`incomplete` for an
  * answer that stopped short) carrying the response object a whole answer would have. Consecutive
- * function calls stay open together until the run of calls ends, because OpenAI-compatible servers
- * may interleave the argument pieces of parallel calls.
+ * tool calls stay open together until the run of calls ends, because OpenAI-compatible servers
+ * may interleave the argument pieces of parallel calls. A call of a custom tool's function is a
+ * custom tool call whose input is decoded from the argument pieces as they come (custom-tools.ts).
  */
 export class ResponsesEventEncoder implements ChatStreamEncoder {
   private responseId: string;
@@ -45,6 +51,9 @@ export class ResponsesEventEncoder implements ChatStreamEncoder {
   private open: number[] = [];
   /** The output index of each tool call, by its index in the stream. */
   private readonly toolCalls = new Map<number, number>();
+  /** The input decoder of each custom tool call still open, by output index. */
+  private readonly inputs = new Map<number, CustomInputDecoder>();
+  private readonly customTools: ReadonlySet<string>;
   private finishReason: FinishReason = 'stop';
   private readonly withEncrypted: boolean;
   private readonly delivered: string[] = [];
@@ -53,6 +62,7 @@ export class ResponsesEventEncoder implements ChatStreamEncoder {
   constructor(readonly options: ResponsesEventEncoderOptions) {
     this.responseId = responseIdOf(options.requestId);
     this.withEncrypted = includesEncryptedReasoning(options.body);
+    this.customTools = customToolNames(options.body);
   }
 
   encode(event: ChatStreamEvent): string {
@@ -119,20 +129,18 @@ export class ResponsesEventEncoder implements ChatStreamEncoder {
         return this.add({ type: 'redacted_reasoning', data: event.data });
       case 'tool_call': {
         this.delivered.push(event.name, event.arguments);
-        const text = this.add({ type: 'tool_call', id: event.id, name: event.name, arguments: event.arguments });
+        // Announced with nothing generated yet; the arguments follow as its first piece.
+        const text = this.add({ type: 'tool_call', id: event.id, name: event.name, arguments: '' });
         const index = this.output.length - 1;
         this.toolCalls.set(event.index, index);
-        return event.arguments === '' ? text : text + this.argumentsDelta(index, event.arguments);
+        if (this.output[index]?.type === 'custom_tool_call') this.inputs.set(index, new CustomInputDecoder());
+        return text + this.argumentsPiece(index, event.arguments);
       }
       case 'tool_call_arguments': {
-        // Pieces come while their call is open; one arriving after another kind of item closed the
-        // call is still sent (nothing is dropped), and the final response holds the whole arguments.
         const index = this.toolCalls.get(event.index);
-        const call = index === undefined ? undefined : this.output[index];
-        if (index === undefined || call?.type !== 'function_call' || event.arguments === '') return '';
+        if (index === undefined || event.arguments === '') return '';
         this.delivered.push(event.arguments);
-        call.arguments += event.arguments;
-        return this.argumentsDelta(index, event.arguments);
+        return this.argumentsPiece(index, event.arguments);
       }
       case 'finish':
         this.finishReason = event.reason;
@@ -151,15 +159,15 @@ export class ResponsesEventEncoder implements ChatStreamEncoder {
 
   /**
    * Adds a part to the output. When it starts an item, the open items it ends are closed (a
-   * function call ends none but function calls) and the new one is announced.
+   * tool call ends none but tool calls) and the new one is announced.
    */
   private add(part: ContentPart): string {
-    const started = appendToOutput(this.output, part);
+    const started = appendToOutput(this.output, part, this.customTools);
     if (started === undefined) return '';
     let text = '';
-    const runOfCalls = started.type === 'function_call' && this.open.every((index) => this.output[index]?.type === 'function_call');
+    const runOfCalls = isCall(started) && this.open.every((index) => isCall(this.output[index]));
     if (!runOfCalls) {
-      text += this.open.map((index) => this.close(index, this.itemOf(index))).join('');
+      text += this.open.map((index) => this.settle(index) + this.close(index, this.itemOf(index))).join('');
       this.open = [];
     }
     const index = this.output.length - 1;
@@ -192,15 +200,20 @@ export class ResponsesEventEncoder implements ChatStreamEncoder {
       case 'function_call':
         text += this.emit('response.function_call_arguments.done', { ...ref, arguments: source.arguments });
         break;
+      case 'custom_tool_call':
+        text += this.emit('response.custom_tool_call_input.done', { ...ref, input: source.input });
+        break;
     }
     return text + this.emit('response.output_item.done', { output_index: index, item });
   }
 
   /** The open items closed with their final form, then the response's last event (named after its status). */
   private end(outcome: ResponseOutcome): string {
+    // The open custom calls' inputs are settled first: the response holds them whole.
+    let text = this.open.map((index) => this.settle(index)).join('');
     const response = this.response(outcome);
     const items = response.output as unknown[];
-    const text = this.open.map((index) => this.close(index, items[index])).join('');
+    text += this.open.map((index) => this.close(index, items[index])).join('');
     this.open = [];
     return text + this.emit(`response.${String(response.status)}`, { response });
   }
@@ -229,8 +242,36 @@ export class ResponsesEventEncoder implements ChatStreamEncoder {
     return { item_id: this.itemId(index), output_index: index };
   }
 
-  private argumentsDelta(index: number, delta: string): string {
-    return this.emit('response.function_call_arguments.delta', { item_id: this.itemId(index), output_index: index, delta });
+  /**
+   * A piece of a call's arguments: sent as it is for a function call, as the input text it
+   * completes for a custom tool call. A piece arriving after another kind of item closed its call
+   * is still sent to a function call (the final response holds the whole arguments); a custom
+   * call's input was given whole when it closed, so such a piece is only counted.
+   */
+  private argumentsPiece(index: number, piece: string): string {
+    if (piece === '') return '';
+    const call = this.output[index];
+    if (call?.type === 'function_call') {
+      call.arguments += piece;
+      return this.emit('response.function_call_arguments.delta', { item_id: this.itemId(index), output_index: index, delta: piece });
+    }
+    const decoder = this.inputs.get(index);
+    return call?.type === 'custom_tool_call' && decoder ? this.inputDelta(index, call, decoder.push(piece)) : '';
+  }
+
+  /** A custom call's input is whole when the call closes: what its decoder still has is sent then. */
+  private settle(index: number): string {
+    const call = this.output[index];
+    const decoder = this.inputs.get(index);
+    if (call?.type !== 'custom_tool_call' || !decoder) return '';
+    this.inputs.delete(index);
+    return this.inputDelta(index, call, decoder.finish());
+  }
+
+  private inputDelta(index: number, call: Extract<OutputSource, { type: 'custom_tool_call' }>, delta: string): string {
+    if (delta === '') return '';
+    call.input += delta;
+    return this.emit('response.custom_tool_call_input.delta', { item_id: this.itemId(index), output_index: index, delta });
   }
 
   /** One event, framed as OpenAI frames it: the `event:` line names its type. */

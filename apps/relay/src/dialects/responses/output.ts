@@ -2,6 +2,7 @@ import { type AppError, toOpenAI } from '@modelgate/errors';
 import type { ResponsesBody } from './request';
 import type { ChatUsage, ContentPart, FinishReason } from '../../core/chat';
 import { encryptedContentOf, type ReasoningPart } from './reasoning';
+import { inputOfArguments } from './custom-tools';
 
 /*
  * The Responses `response` object and its output items (docs/api.md 2.10), built the same way for
@@ -12,16 +13,18 @@ import { encryptedContentOf, type ReasoningPart } from './reasoning';
 export type OutputSource =
   | { type: 'reasoning'; part: ReasoningPart }
   | { type: 'message'; text: string }
-  | { type: 'function_call'; callId: string; name: string; arguments: string };
+  | { type: 'function_call'; callId: string; name: string; arguments: string }
+  | { type: 'custom_tool_call'; callId: string; name: string; input: string };
 
 /**
  * Adds one answer part to the output, in answer order: text joins the message just before it,
  * reasoning the unsigned reasoning just before it (a signature ends a reasoning item, as it ends a
- * thinking block), anything else starts an item. A stream adds its pieces one by one (a signature
- * alone as empty reasoning) and gets the items of the whole answer. Returns the item started, or
- * undefined when the part joined the last one or has no output form (empty text, media).
+ * thinking block), anything else starts an item; a call of one of `customTools` is a custom tool
+ * call. A stream adds its pieces one by one (a signature alone as empty reasoning) and gets the
+ * items of the whole answer. Returns the item started, or undefined when the part joined the last
+ * one or has no output form (empty text, media).
  */
-export function appendToOutput(output: OutputSource[], part: ContentPart): OutputSource | undefined {
+export function appendToOutput(output: OutputSource[], part: ContentPart, customTools: ReadonlySet<string>): OutputSource | undefined {
   const last = output.at(-1);
   let started: OutputSource;
   switch (part.type) {
@@ -44,7 +47,9 @@ export function appendToOutput(output: OutputSource[], part: ContentPart): Outpu
       started = { type: 'reasoning', part };
       break;
     case 'tool_call':
-      started = { type: 'function_call', callId: part.id, name: part.name, arguments: part.arguments };
+      started = customTools.has(part.name)
+        ? { type: 'custom_tool_call', callId: part.id, name: part.name, input: inputOfArguments(part.arguments) }
+        : { type: 'function_call', callId: part.id, name: part.name, arguments: part.arguments };
       break;
     default:
       return undefined;
@@ -54,9 +59,9 @@ export function appendToOutput(output: OutputSource[], part: ContentPart): Outpu
 }
 
 /** The output of a whole answer. */
-export function outputOf(content: ContentPart[]): OutputSource[] {
+export function outputOf(content: ContentPart[], customTools: ReadonlySet<string>): OutputSource[] {
   const output: OutputSource[] = [];
-  for (const part of content) appendToOutput(output, part);
+  for (const part of content) appendToOutput(output, part, customTools);
   return output;
 }
 
@@ -67,7 +72,7 @@ export function responseIdOf(providerId: string): string {
   return providerId.startsWith(RESPONSE_ID_PREFIX) ? providerId : `${RESPONSE_ID_PREFIX}${providerId}`;
 }
 
-const ITEM_ID_PREFIXES: Record<OutputSource['type'], string> = { reasoning: 'rs', message: 'msg', function_call: 'fc' };
+const ITEM_ID_PREFIXES: Record<OutputSource['type'], string> = { reasoning: 'rs', message: 'msg', function_call: 'fc', custom_tool_call: 'ctc' };
 
 /** An item's id: OpenAI's prefix for its type, then the response's id and its place in the output. */
 export function outputItemId(source: OutputSource, responseId: string, index: number): string {
@@ -100,6 +105,8 @@ export function outputItemOf(source: OutputSource, id: string, status: ItemStatu
       return { id, type: 'message', status, role: 'assistant', content: [outputTextOf(source.text)] };
     case 'function_call':
       return { id, type: 'function_call', status, arguments: source.arguments, call_id: source.callId, name: source.name };
+    case 'custom_tool_call':
+      return { id, type: 'custom_tool_call', status, call_id: source.callId, input: source.input, name: source.name };
   }
 }
 
@@ -112,6 +119,8 @@ export function startedItemOf(source: OutputSource, id: string): Record<string, 
       return { ...outputItemOf(source, id, 'in_progress', false), content: [] };
     case 'function_call':
       return outputItemOf({ ...source, arguments: '' }, id, 'in_progress', false);
+    case 'custom_tool_call':
+      return outputItemOf({ ...source, input: '' }, id, 'in_progress', false);
   }
 }
 
@@ -147,13 +156,14 @@ export function usageToResponses(usage: ChatUsage): Record<string, unknown> {
   };
 }
 
-/** The function tools the model was offered, in OpenAI's echo of them. */
+/** The function and custom tools the model was offered, in OpenAI's echo of them (a custom tool as sent). */
 function toolsEcho(body: ResponsesBody): Record<string, unknown>[] {
-  return (body.tools ?? []).flatMap((tool) =>
-    tool.type === 'function'
+  return (body.tools ?? []).flatMap((tool) => {
+    if (tool.type === 'custom') return [tool];
+    return tool.type === 'function'
       ? [{ type: 'function', name: tool.name, description: tool.description ?? null, parameters: tool.parameters ?? null, strict: tool.strict ?? null }]
-      : [],
-  );
+      : [];
+  });
 }
 
 /** A failed response's `error.message`: the OpenAI error body's (docs/api.md 1.3), ending with the request id. */

@@ -4,6 +4,7 @@ import type { ChatMessage, ChatRequest, ContentPart, ResponseFormat, ToolChoice,
 import { isJsonObject } from '../../core/json';
 import { fileSourceOf, reasoningFromOpenAI, sourceOfUrl } from '../openai/chat-to-internal';
 import { type ReasoningPart, reasoningPartOf } from './reasoning';
+import { argumentsOfInput, customToolFunction } from './custom-tools';
 
 function invalid(param: string, problem: string): AppError {
   return new AppError('invalid_request', `${param}: ${problem}`, { param });
@@ -31,8 +32,8 @@ function refuseStoredState(body: ResponsesBody): void {
  * Items that hold nothing a model on another provider could use: records of OpenAI's hosted tools
  * whose outcome the answer after them already states (a web search's results are the message's
  * citations), and the bookkeeping of its hosted MCP connections. Every other item a translation
- * cannot express (client-run built-in or custom tool calls and their outputs, stored references,
- * compaction) is a 400: dropping it would change the conversation the model sees.
+ * cannot express (client-run built-in tool calls and their outputs, stored references, compaction)
+ * is a 400: dropping it would change the conversation the model sees.
  */
 const CONTENTLESS_ITEM_TYPES = new Set(['web_search_call', 'mcp_list_tools', 'mcp_approval_request', 'mcp_approval_response']);
 
@@ -182,7 +183,16 @@ function addItem(item: ResponsesInputItem, param: string, conversation: Conversa
         arguments: stringField(item, 'arguments', param),
       });
       return;
+    case 'custom_tool_call':
+      turnOf(conversation, 'assistant').push({
+        type: 'tool_call',
+        id: idField(item, 'call_id', param),
+        name: idField(item, 'name', param),
+        arguments: argumentsOfInput(stringField(item, 'input', param)),
+      });
+      return;
     case 'function_call_output':
+    case 'custom_tool_call_output':
       turnOf(conversation, 'tool').push({
         type: 'tool_result',
         toolCallId: idField(item, 'call_id', param),
@@ -195,13 +205,17 @@ function addItem(item: ResponsesInputItem, param: string, conversation: Conversa
   }
 }
 
-/** Function tools; built-in tools run only at OpenAI, and custom (free-form) tools have no counterpart elsewhere. */
+/** Function tools, and custom (free-form) tools as functions of their input; built-in tools run only at OpenAI. */
 function toolsOf(tools: ResponsesBody['tools']): ToolDefinition[] | undefined {
   const functions: ToolDefinition[] = [];
   for (const [index, tool] of (tools ?? []).entries()) {
-    if (tool.type !== 'function') continue;
-    if (!tool.name) throw invalid(`tools.${index}.name`, 'a function tool needs a name');
-    functions.push({ name: tool.name, description: tool.description ?? undefined, parameters: tool.parameters ?? undefined });
+    if (tool.type !== 'function' && tool.type !== 'custom') continue;
+    if (!tool.name) throw invalid(`tools.${index}.name`, `a ${tool.type} tool needs a name`);
+    functions.push(
+      tool.type === 'custom'
+        ? customToolFunction(tool.name, tool)
+        : { name: tool.name, description: tool.description ?? undefined, parameters: tool.parameters ?? undefined },
+    );
   }
   return functions.length > 0 ? functions : undefined;
 }
@@ -209,11 +223,11 @@ function toolsOf(tools: ResponsesBody['tools']): ToolDefinition[] | undefined {
 function toolChoiceOf(choice: ResponsesBody['tool_choice']): ToolChoice | undefined {
   if (choice === null || choice === undefined) return undefined;
   if (typeof choice === 'string') return choice;
-  if (choice.type === 'function') {
-    if (!choice.name) throw invalid('tool_choice.name', 'a function tool choice needs a name');
+  if (choice.type === 'function' || choice.type === 'custom') {
+    if (!choice.name) throw invalid('tool_choice.name', `a ${choice.type} tool choice needs a name`);
     return { name: choice.name };
   }
-  // An allowed-tools list keeps its mode; a built-in or custom tool is dropped with the tools.
+  // An allowed-tools list keeps its mode; a built-in tool is dropped with the tools.
   if (choice.type === 'allowed_tools' && (choice.mode === 'auto' || choice.mode === 'required')) return choice.mode;
   return undefined;
 }
@@ -241,8 +255,9 @@ export function inResponsesTerms(err: unknown): unknown {
 /**
  * A Responses request (docs/api.md 2.10) in the internal form, for a channel that does not speak it
  * natively. `instructions` and system / developer messages, wherever they are, become the system
- * text in order; consecutive assistant items one assistant turn; consecutive function call outputs
- * one tool turn. Stateless: fields naming stored state are 400; `store` is ignored. Throws AppError
+ * text in order; consecutive assistant items one assistant turn; consecutive tool call outputs one
+ * tool turn; custom tools and their calls are functions of one string argument (custom-tools.ts).
+ * Stateless: fields naming stored state are 400; `store` is ignored. Throws AppError
  * `invalid_request` (param = the item's path, as `input.3.content.1`) for an item it cannot read.
  */
 export function chatRequestFromResponses(body: ResponsesBody): ChatRequest {
