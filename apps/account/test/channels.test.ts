@@ -142,9 +142,9 @@ describe('channel CRUD (admin)', () => {
     [{ name: 'n', type: 1, key: 'k', models: 'm', settings: '{"responses":"chat"}' }, /settings: must be a JSON object/],
     [{ name: 'n', type: 1, key: 'k', models: 'm', settings: null }, /settings: must be a JSON object/],
     [{ name: 'n', type: 3, key: 'k', models: 'm' }, /^base_url: Azure OpenAI channels need their endpoint/],
-    [{ name: 'n', type: 33, key: 'AKID|', models: 'm', settings: { region: 'us-east-1' } }, /^key: AWS Bedrock must be ACCESS_KEY_ID/],
+    [{ name: 'n', type: 33, key: 'AKID|', models: 'm', settings: { region: 'us-east-1' } }, /^key: must be ACCESS_KEY_ID.* \(AWS Bedrock\)$/],
     [{ name: 'n', type: 33, key: 'AKID|secret', models: 'm' }, /^settings\.region: AWS Bedrock channels need a region/],
-    [{ name: 'n', type: 41, key: 'AIza-not-a-key-file', models: 'm' }, /^key: Google Vertex AI must be the service account key file/],
+    [{ name: 'n', type: 41, key: 'AIza-not-a-key-file', models: 'm' }, /^key: must be the service account key file \(JSON\) \(Google Vertex AI\)$/],
   ])('rejects %j with 400', async (body, field) => {
     const { agent } = await admin();
     expectFailure(await agent.post('/api/channel/').send(body), 400, 'invalid_request', field);

@@ -139,6 +139,15 @@ function expectNoSecretLogged(): void {
 const textOf = (message: Anthropic.Message) => message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
 
 describe('Gemini models: generateContent passes through', () => {
+  it("lists in Gemini's model list only the models generateContent can serve, in OpenAI's list all of them", async () => {
+    await withVertexChannel();
+    const { key } = await customer();
+    const gemini = (await (await fetch(`${harness.url}/v1beta/models`, { headers: { 'x-goog-api-key': key } })).json()) as { models: { name: string }[] };
+    expect(gemini.models.map((model) => model.name)).toEqual([`models/${GEMINI}`]);
+    const openai = await openAiClient(harness, key).models.list();
+    expect(openai.data.map((model) => model.id).sort()).toEqual([CLAUDE, GEMINI].sort());
+  });
+
   it('answers @google/genai plain and streamed with the SDK body byte for byte, one token exchange, billed from usageMetadata', async () => {
     const channel = await withVertexChannel();
     const { key } = await customer();

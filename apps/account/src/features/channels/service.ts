@@ -90,7 +90,7 @@ function statusColumns(deps: AccountDeps, status: number | undefined) {
 function checkCredentialAndAddress(type: ChannelType, key: string | undefined, baseUrl: string): void {
   const facts = CHANNEL_TYPES[type];
   const problem = key === undefined ? undefined : facts.checkKey?.(key);
-  if (problem) throw new AppError('invalid_request', `key: ${facts.label} ${problem}`, { param: 'key' });
+  if (problem) throw new AppError('invalid_request', `key: ${problem} (${facts.label})`, { param: 'key' });
   if (facts.defaultBaseUrl === '' && baseUrl.trim() === '') {
     throw new AppError('invalid_request', `base_url: ${facts.label} channels need their endpoint as base_url`, { param: 'base_url' });
   }

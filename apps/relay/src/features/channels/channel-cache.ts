@@ -100,6 +100,20 @@ export function channelRecordOf(
   };
 }
 
+/** What a model listing says (docs/api.md 2.2). */
+export interface ModelListing {
+  /** The dialects of the channel types serving it (OpenAI's `owned_by`). */
+  dialects: Set<Dialect>;
+  /** The surfaces it can be called on (Gemini's list shows only models served by generateContent). */
+  surfaces: Set<RelaySurface>;
+}
+
+/** The surfaces a channel serves one of its models on (the provider may narrow them per model). */
+function surfacesOf(channel: ChannelRecord, model: string): readonly RelaySurface[] {
+  const upstreamModel = channel.modelMapping.get(model) ?? model;
+  return channel.provider.surfacesFor?.(channel, upstreamModel) ?? channel.provider.facts.surfaces;
+}
+
 function routeKey(surface: RelaySurface, group: string, model: string): string {
   return `${surface}\u0000${group}\u0000${model}`;
 }
@@ -193,9 +207,7 @@ export class ChannelCache {
     for (const channel of this.channels) {
       for (const group of channel.groups) {
         for (const model of channel.models) {
-          const upstreamModel = channel.modelMapping.get(model) ?? model;
-          const surfaces = channel.provider.surfacesFor?.(channel, upstreamModel) ?? channel.provider.facts.surfaces;
-          for (const surface of surfaces) {
+          for (const surface of surfacesOf(channel, model)) {
             const key = routeKey(surface, group, model);
             const list = byRoute.get(key);
             if (list) list.push(channel);
@@ -246,15 +258,19 @@ export class ChannelCache {
     return this.channels;
   }
 
-  /** Models of the group's enabled channels, each with the dialects that serve it. */
-  modelsFor(group: string): Map<string, Set<Dialect>> {
-    const models = new Map<string, Set<Dialect>>();
+  /** Models of the group's enabled channels, each with the dialects of the types and the surfaces that serve it. */
+  modelsFor(group: string): Map<string, ModelListing> {
+    const models = new Map<string, ModelListing>();
     for (const channel of this.channels) {
       if (channel.status !== CHANNEL_STATUS.enabled || !channel.groups.includes(group)) continue;
       for (const model of channel.models) {
-        const dialects = models.get(model);
-        if (dialects) dialects.add(channel.dialect);
-        else models.set(model, new Set([channel.dialect]));
+        let listing = models.get(model);
+        if (!listing) {
+          listing = { dialects: new Set(), surfaces: new Set() };
+          models.set(model, listing);
+        }
+        listing.dialects.add(channel.dialect);
+        for (const surface of surfacesOf(channel, model)) listing.surfaces.add(surface);
       }
     }
     return models;

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { Dialect } from '@modelgate/schemas';
-import type { ChannelCache } from '../channels/channel-cache';
+import type { ChannelCache, ModelListing } from '../channels/channel-cache';
 import { type AuthContext, authContextOf, authenticate, checkIpAllowed } from '../keys/authenticate';
 import type { KeyFailureLimit } from '../keys/failure-limit';
 import type { KeyCache } from '../keys/key-cache';
@@ -13,7 +13,7 @@ const OWNER: Record<Dialect, string> = { openai: 'openai', anthropic: 'anthropic
  * Models of the key's group's enabled channels, filtered by the key's allow-list, sorted; a client
  * address outside the key's IP allow-list gets 403 like on every other relay route.
  */
-function usableModels(channels: ChannelCache, auth: AuthContext, clientIp: string | undefined): [string, Set<Dialect>][] {
+function usableModels(channels: ChannelCache, auth: AuthContext, clientIp: string | undefined): [string, ModelListing][] {
   checkIpAllowed(auth, clientIp);
   const limits = auth.key.modelLimits;
   return [...channels.modelsFor(auth.group)]
@@ -46,7 +46,7 @@ export function modelsRouter(keys: KeyCache, keyFailures: KeyFailureLimit, chann
       res.json(anthropicModelList(models.map(([id]) => id)));
       return;
     }
-    const data = models.map(([id, dialects]) => {
+    const data = models.map(([id, { dialects }]) => {
       // The dialect of the first channel listed serving the model (every model has at least one).
       const [firstDialect = 'openai'] = dialects;
       return { id, object: 'model', created: MODEL_CREATED, owned_by: OWNER[firstDialect] };
@@ -55,7 +55,7 @@ export function modelsRouter(keys: KeyCache, keyFailures: KeyFailureLimit, chann
   });
   router.get('/v1beta/models', authenticate(keys, keyFailures, 'gemini'), (req, res) => {
     const models = usableModels(channels, authContextOf(res), req.ip)
-      .filter(([, dialects]) => dialects.has('gemini'))
+      .filter(([, { surfaces }]) => surfaces.has('gemini'))
       .map(([id]) => ({
         name: `models/${id}`,
         displayName: id,
