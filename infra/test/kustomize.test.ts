@@ -117,7 +117,7 @@ describe('kubectl kustomize infra/k8s', () => {
         'Service/edge-metrics',
         'HorizontalPodAutoscaler/edge',
         'HorizontalPodAutoscaler/relay',
-        ...['default-deny', 'dns', 'edge', 'reached-through-edge', 'prometheus', 'postgresql', 'redis', 'upstream-apis'].map((n) => `NetworkPolicy/${n}`),
+        ...['default-deny', 'dns', 'edge', 'reached-through-edge', 'prometheus', 'postgresql', 'redis', 'relay-internal-api', 'upstream-apis'].map((n) => `NetworkPolicy/${n}`),
       ].sort(),
     );
     for (const object of rendered.filter((o) => o.kind !== 'Namespace')) {
@@ -355,8 +355,12 @@ describe('kubectl kustomize infra/k8s: NetworkPolicies', () => {
     expect(names(everyone.filter((source) => canConnect(policies, source, edge, METRICS_PORTS.edge)))).toEqual(['prometheus']);
   });
 
-  it.each(['relay', 'account'] as const)('lets only the edge reach %s (and Prometheus its /metrics on the same port)', (name) => {
-    expect(names(everyone.filter((source) => canConnect(policies, source, pod(name), SERVICE_PORTS[name])))).toEqual(['prometheus', 'edge']);
+  it("lets only the edge reach account (and Prometheus its /metrics on the same port)", () => {
+    expect(names(everyone.filter((source) => canConnect(policies, source, pod('account'), SERVICE_PORTS.account)))).toEqual(['prometheus', 'edge']);
+  });
+
+  it('lets only the edge and the account service (channel tests) reach the relay (and Prometheus its /metrics)', () => {
+    expect(names(everyone.filter((source) => canConnect(policies, source, pod('relay'), SERVICE_PORTS.relay)))).toEqual(['prometheus', 'edge', 'account']);
   });
 
   it("lets only Prometheus reach the worker's port (health and metrics only)", () => {
