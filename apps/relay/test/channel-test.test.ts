@@ -3,6 +3,13 @@
 import { internalApiToken } from '@modelgate/config';
 import { CHANNEL_STATUS, CHANNEL_TEST_PATH } from '@modelgate/schemas';
 import { createChannel } from '@modelgate/testing';
+import {
+  FAKE_AWS_ACCESS_KEY_ID,
+  FAKE_AWS_SECRET_ACCESS_KEY,
+  FAKE_VERTEX_PROJECT,
+  fakeVertexServiceAccount,
+  VERTEX_TOKEN_PATH,
+} from '@modelgate/testing/fake-upstream';
 import { harness, relaySuite, resetSuite, upstream } from './harness';
 
 relaySuite();
@@ -50,6 +57,37 @@ describe(`POST ${CHANNEL_TEST_PATH}`, () => {
     const res = await postTest({ channel_id: channel.id, model: 'gemini-2.5-flash' });
     expect(await res.json()).toMatchObject({ success: true });
     expect(upstream.requests[0]).toMatchObject({ path: '/v1beta/models/gemini-2.5-flash:generateContent', json: { generationConfig: { maxOutputTokens: 1 } } });
+  });
+
+  it('tests an Azure deployment on its chat route with the api-key header', async () => {
+    const channel = await createChannel(harness.prisma, { type: 3, baseUrl: upstream.url, key: KEY, models: 'gpt-4o', modelMapping: JSON.stringify({ 'gpt-4o': 'prod-4o' }) });
+    expect(await (await postTest({ channel_id: channel.id, model: 'gpt-4o' })).json()).toMatchObject({ success: true });
+    expect(upstream.requests[0]).toMatchObject({ path: '/openai/deployments/prod-4o/chat/completions', json: { max_completion_tokens: 1 } });
+    expect(upstream.requests[0]?.headers['api-key']).toBe(KEY);
+  });
+
+  it('tests a Bedrock channel with a SigV4-signed Converse request, and reports a refused key without any secret', async () => {
+    const key = `${FAKE_AWS_ACCESS_KEY_ID}|${FAKE_AWS_SECRET_ACCESS_KEY}`;
+    const settings = { region: 'us-east-1' };
+    const channel = await createChannel(harness.prisma, { type: 33, baseUrl: upstream.url, key, models: 'amazon.nova-pro-v1:0', settings });
+    expect(await (await postTest({ channel_id: channel.id, model: 'amazon.nova-pro-v1:0' })).json()).toMatchObject({ success: true });
+    expect(upstream.requests[0]).toMatchObject({ path: '/model/amazon.nova-pro-v1%3A0/converse', json: { inferenceConfig: { maxTokens: 1 } } });
+    expect(upstream.requests[0]?.cloud).toMatchObject({ auth: 'sigv4', region: 'us-east-1' });
+
+    const wrongSecret = `${FAKE_AWS_ACCESS_KEY_ID}|not-the-secret-0123456789`;
+    const refused = await createChannel(harness.prisma, { type: 33, baseUrl: upstream.url, key: wrongSecret, models: 'anthropic.claude-haiku-4-5', settings });
+    const result = (await (await postTest({ channel_id: refused.id, model: 'anthropic.claude-haiku-4-5' })).json()) as { success: boolean; message: string };
+    expect(result).toMatchObject({ success: false, message: expect.stringMatching(/^upstream answered 403/) });
+    for (const secret of ['not-the-secret-0123456789', FAKE_AWS_ACCESS_KEY_ID]) expect(result.message).not.toContain(secret);
+  });
+
+  it('tests a Vertex channel: the token exchange first, then generateContent with the token', async () => {
+    const channel = await createChannel(harness.prisma, { type: 41, baseUrl: upstream.url, key: fakeVertexServiceAccount(upstream.url), models: 'gemini-2.5-flash' });
+    expect(await (await postTest({ channel_id: channel.id, model: 'gemini-2.5-flash' })).json()).toMatchObject({ success: true });
+    expect(upstream.requests.map((request) => request.path)).toEqual([
+      VERTEX_TOKEN_PATH,
+      `/v1/projects/${FAKE_VERTEX_PROJECT}/locations/global/publishers/google/models/gemini-2.5-flash:generateContent`,
+    ]);
   });
 
   it('says when the upstream cannot be reached', async () => {
