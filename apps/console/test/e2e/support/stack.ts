@@ -143,9 +143,13 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
     prices: { [STRIPE.priceId]: { unit_amount: STRIPE.unitAmountCents, currency: 'usd' } },
   });
   const data = { DATABASE_URL: testDatabaseUrl(), REDIS_URL: testRedisUrl(), REDIS_PREFIX: redisPrefix(), DATABASE_POOL_SIZE: '3' };
+  // Charges reach the database (and so the usage pages) within 200 ms.
+  const relayLaunch = startHttpService('relay', 'RELAY_PORT', { ...data, LEDGER_FLUSH_INTERVAL_MS: '200' });
   const launches: Record<Exclude<ServiceName, 'edge'>, Promise<ServiceProcess>> = {
-    account: startHttpService('account', 'ACCOUNT_PORT', {
+    // The account service asks the relay to test channels: it starts once the relay's address is known.
+    account: relayLaunch.then((relay) => startHttpService('account', 'ACCOUNT_PORT', {
       ...data,
+      RELAY_URL: urlOf(relay),
       ROOT_USERNAME,
       ROOT_PASSWORD,
       PASSWORD_HASH_MEMORY_KIB: '256',
@@ -153,9 +157,8 @@ export async function startConsoleStack(): Promise<ConsoleStack> {
       STRIPE_API_SECRET: STRIPE.apiSecret,
       STRIPE_WEBHOOK_SECRET: STRIPE.webhookSecret,
       STRIPE_PRICE_ID: STRIPE.priceId,
-    }),
-    // Charges reach the database (and so the usage pages) within 200 ms.
-    relay: startHttpService('relay', 'RELAY_PORT', { ...data, LEDGER_FLUSH_INTERVAL_MS: '200' }),
+    })),
+    relay: relayLaunch,
     worker: retryOnPortClash(() => startWorkerProcess(testRedisUrl(), { LOG_LEVEL: 'warn' })),
     console: startHttpService('console', 'CONSOLE_PORT', {}),
   };

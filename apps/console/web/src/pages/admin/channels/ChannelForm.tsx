@@ -1,27 +1,34 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import type { ChannelView } from '@modelgate/schemas/api';
 import { useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { type ChangeEvent, useState } from 'react';
 import { useForm, useWatch } from 'react-hook-form';
 import { api } from '../../../api';
 import { CheckboxField, InputField, SelectField, TextAreaField } from '../../../components/Field';
 import { ErrorAlert } from '../../../components/feedback';
-import { CHANNEL_TYPES, isChannelType } from '@modelgate/schemas/channel-types';
+import { CHANNEL_TYPE, CHANNEL_TYPES, type ChannelTypeFacts, isChannelType } from '@modelgate/schemas/channel-types';
 import {
+  baseUrlFieldOf,
   channelFormDefaults,
   type ChannelFormInput,
   type ChannelFormOutput,
   channelFormSchema,
   createBodyOf,
   movesStoredKey,
+  readKeyFile,
+  serverFieldError,
+  serviceAccountOf,
+  settingFieldsOf,
   updateBodyOf,
 } from './channel-form';
 
-function keyHint(channel: ChannelView | undefined, keyRequired: boolean): string {
-  if (!channel) return 'The upstream account’s API key; stored encrypted.';
+/** The type's key format, then what happens to the key: stored encrypted, and never shown again. */
+function keyHint(facts: ChannelTypeFacts | undefined, channel: ChannelView | undefined, keyRequired: boolean): string {
+  const what = facts ? `${facts.keyHint}. ` : '';
+  if (!channel) return `${what}Stored encrypted.`;
   return keyRequired
-    ? 'Required: the base URL or type changed, and the stored key is only ever sent to the address it was entered for.'
-    : 'Never shown again. Leave empty to keep the stored key.';
+    ? `${what}Required: the base URL or type changed, and the stored key is only ever sent to the address it was entered for.`
+    : `${what}Never shown again. Leave empty to keep the stored key.`;
 }
 
 /** Create a channel, or edit `channel` (PUT): type-specific fields follow the type select. */
@@ -41,13 +48,29 @@ export function ChannelForm({ channel, onSaved, onCancel }: { channel?: ChannelV
       await queryClient.invalidateQueries({ queryKey: ['channels'] });
       onSaved(saved);
     } catch (err) {
-      setError(err);
+      // A refusal naming a field is shown beside it, as the form's own checks are.
+      const refused = serverFieldError(err);
+      if (refused) form.setError(refused.field, { type: 'server', message: refused.message }, { shouldFocus: true });
+      else setError(err);
     }
   });
+  async function loadKeyFile(event: ChangeEvent<HTMLInputElement>) {
+    const file = event.target.files?.[0];
+    if (!file) return;
+    const read = await readKeyFile(file);
+    if (read.ok) form.setValue('key', read.key, { shouldDirty: true, shouldValidate: true });
+    else form.setError('key', { type: 'file', message: read.message });
+  }
   const { errors, isSubmitting } = form.formState;
   const type = Number(useWatch({ control: form.control, name: 'type' }));
   const baseUrl = useWatch({ control: form.control, name: 'base_url' });
+  const region = useWatch({ control: form.control, name: 'region' });
+  const key = useWatch({ control: form.control, name: 'key' });
   const facts = isChannelType(type) ? CHANNEL_TYPES[type] : undefined;
+  const baseUrlField = isChannelType(type) ? baseUrlFieldOf(type, region) : undefined;
+  const settingFields = isChannelType(type) ? settingFieldsOf(type) : [];
+  const takesKeyFile = type === CHANNEL_TYPE.vertex;
+  const serviceAccount = takesKeyFile ? serviceAccountOf(key) : undefined;
   const keyRequired = !channel || movesStoredKey(channel, { type, base_url: baseUrl });
   const title = channel ? `Edit channel ${channel.name}` : 'Add a channel';
 
@@ -60,11 +83,25 @@ export function ChannelForm({ channel, onSaved, onCancel }: { channel?: ChannelV
         <SelectField label="Type" error={errors.type?.message} {...form.register('type', { valueAsNumber: true })}>
           {Object.values(CHANNEL_TYPES).map((facts) => <option key={facts.type} value={facts.type}>{facts.label} ({facts.type})</option>)}
         </SelectField>
+        {settingFields.map((field) => (
+          <InputField
+            key={field.key}
+            label={field.label}
+            autoComplete="off"
+            spellCheck={false}
+            placeholder={field.key === 'project_id' ? serviceAccount?.projectId ?? field.placeholder : field.placeholder}
+            hint={field.hint}
+            aria-required={field.required}
+            error={errors[field.key]?.message}
+            {...form.register(field.key)}
+          />
+        ))}
         <InputField
           label="Base URL"
           type="url"
-          placeholder={facts?.defaultBaseUrl}
-          hint={facts ? `Empty: ${facts.defaultBaseUrl}` : undefined}
+          placeholder={baseUrlField?.placeholder}
+          hint={baseUrlField?.hint}
+          aria-required={baseUrlField?.required}
           error={errors.base_url?.message}
           {...form.register('base_url')}
         />
@@ -72,11 +109,24 @@ export function ChannelForm({ channel, onSaved, onCancel }: { channel?: ChannelV
           label="Key"
           type="password"
           autoComplete="new-password"
-          hint={keyHint(channel, keyRequired)}
+          hint={keyHint(facts, channel, keyRequired)}
           aria-required={keyRequired}
           error={errors.key?.message}
           {...form.register('key')}
         />
+        {takesKeyFile && (
+          <InputField
+            label="Key file"
+            type="file"
+            accept="application/json,.json"
+            onChange={(event) => void loadKeyFile(event)}
+            hint={
+              serviceAccount
+                ? `Key file of ${serviceAccount.clientEmail}${serviceAccount.projectId ? ` (project ${serviceAccount.projectId})` : ''}.`
+                : 'The service account’s JSON key file: read here in the browser into the Key field (or paste the file’s text there).'
+            }
+          />
+        )}
         <InputField label="Models" autoComplete="off" hint="Comma-separated, e.g. gpt-4o-mini, gpt-4o" error={errors.models?.message} {...form.register('models')} />
         <InputField label="Groups" autoComplete="off" hint="Comma-separated user groups this channel serves" error={errors.groups?.message} {...form.register('groups')} />
         <InputField label="Priority" type="number" step={1} hint="Higher is tried first" error={errors.priority && 'Enter a whole number'} {...form.register('priority', { valueAsNumber: true })} />
@@ -90,7 +140,12 @@ export function ChannelForm({ channel, onSaved, onCancel }: { channel?: ChannelV
           {...form.register('weight', { valueAsNumber: true })}
         />
         {facts?.settings.includes('responses') && (
-          <SelectField label="Responses API" hint="How /v1/responses calls reach this upstream: passed through, or translated to /v1/chat/completions" {...form.register('responses')}>
+          <SelectField
+            label="Responses API"
+            hint="How /v1/responses calls reach this upstream: passed through, or translated to /v1/chat/completions"
+            error={errors.responses?.message}
+            {...form.register('responses')}
+          >
             <option value="native">Native (default)</option>
             <option value="chat">Via chat completions</option>
           </SelectField>
