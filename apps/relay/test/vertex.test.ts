@@ -388,17 +388,18 @@ describe('the access token', () => {
     expectNoSecretLogged();
   });
 
-  it('is exchanged again after a model route answered 401 (a token revoked early)', async () => {
-    const channel = await withVertexChannel({ autoBan: false });
+  it('is exchanged again after a model route answered 401 (a token revoked early), and the channel asked again with the new one', async () => {
+    const channel = await withVertexChannel();
     const { openai } = await customer();
     await openai.chat.completions.create({ model: GEMINI, messages: MESSAGES });
+    // The model route refuses the cached token; the relay exchanges and asks the channel again.
     upstream.setMode('error401');
-    const failure = await openai.chat.completions.create({ model: GEMINI, messages: MESSAGES }).catch((err: unknown) => err);
-    expect(failure).toBeInstanceOf(OpenAI.AuthenticationError);
-    upstream.setMode('ok');
-    await openai.chat.completions.create({ model: GEMINI, messages: MESSAGES });
+    const answer = await openai.chat.completions.create({ model: GEMINI, messages: MESSAGES }).catch((err: unknown) => err);
+    expect(answer).toBeInstanceOf(OpenAI.AuthenticationError);
     expect(exchangesAt()).toHaveLength(2);
-    expect((await harness.prisma.channel.findUniqueOrThrow({ where: { id: channel.id } })).status).toBe(1);
+    expect(modelCallsAt()).toHaveLength(3);
+    // A refusal of a fresh token is the key's: with auto_ban on, the channel is disabled.
+    expect((await harness.prisma.channel.findUniqueOrThrow({ where: { id: channel.id } })).status).toBe(3);
     expectNoSecretLogged();
   });
 });
@@ -418,7 +419,7 @@ describe('a refused service account key', () => {
 
     const disabled = await harness.prisma.channel.findUniqueOrThrow({ where: { id: channel.id } });
     expect(disabled.status).toBe(3);
-    expect(disabled.statusReason).toBe('upstream answered 401: the token endpoint refused the service account key (400 invalid_grant: Invalid JWT Signature.)');
+    expect(disabled.statusReason).toBe('the credential was refused: the token endpoint refused the service account key (400 invalid_grant: Invalid JWT Signature.)');
 
     // Out of routing for every surface, the Messages client included.
     const { status, text } = await postMessages('/v1/messages', { 'x-api-key': clientKey }, { model: CLAUDE, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });

@@ -76,13 +76,21 @@ function checkServiceAccountKey(key: string): string | undefined {
   const file = parsed as Record<string, unknown>;
   const missing = SERVICE_ACCOUNT_FIELDS.filter((field) => typeof file[field] !== 'string' || file[field] === '');
   if (missing.length > 0) return `the key file lacks ${missing.join(', ')}`;
-  try {
-    const tokenUri = new URL(file.token_uri as string);
-    if (tokenUri.protocol !== 'https:' && tokenUri.protocol !== 'http:') return 'token_uri must be an http(s) URL';
-  } catch {
-    return 'token_uri must be an http(s) URL';
-  }
-  return undefined;
+  return tokenUriProblem(file.token_uri as string);
+}
+
+const LOOPBACK_HOSTS = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
+
+/**
+ * Why a service account's `token_uri` cannot be used, or undefined: https, or plain http only on
+ * this machine's loopback (a local token server), since the signed assertion it receives is a
+ * credential for as long as it is valid.
+ */
+export function tokenUriProblem(tokenUri: string): string | undefined {
+  if (!URL.canParse(tokenUri)) return 'token_uri must be an https URL';
+  const url = new URL(tokenUri);
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.test(url.hostname))) return undefined;
+  return 'token_uri must be an https URL (http only on a loopback address)';
 }
 
 /** `ACCESS_KEY_ID|SECRET_ACCESS_KEY[|SESSION_TOKEN]`, or a Bedrock API key (no `|`). */

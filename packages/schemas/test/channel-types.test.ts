@@ -48,7 +48,9 @@ describe('CHANNEL_TYPES', () => {
     expect(check('AIza-not-a-file')).toBe('must be the service account key file (JSON)');
     expect(check('[]')).toBe('must be the service account key file (a JSON object)');
     expect(check(JSON.stringify({ ...file, private_key: '', token_uri: undefined }))).toBe('the key file lacks private_key, token_uri');
-    expect(check(JSON.stringify({ ...file, token_uri: 'file:///etc/passwd' }))).toBe('token_uri must be an http(s) URL');
+    expect(check(JSON.stringify({ ...file, token_uri: 'file:///etc/passwd' }))).toBe('token_uri must be an https URL (http only on a loopback address)');
+    expect(check(JSON.stringify({ ...file, token_uri: 'http://tokens.example/token' }))).toBe('token_uri must be an https URL (http only on a loopback address)');
+    expect(check(JSON.stringify({ ...file, token_uri: 'http://127.0.0.1:8080/token' }))).toBeUndefined();
   });
 });
 

@@ -127,10 +127,11 @@ export interface Provider {
    */
   authorize?(channel: UpstreamTarget, call: UpstreamCall): Promise<void>;
   /**
-   * The upstream refused a credential `authorize` supplied (a 401): what it cached for the channel
-   * (an access token) is dropped, so the next call authorizes afresh.
+   * The upstream refused (401) the credential `authorize` gave `call`. True when that was a cached
+   * credential (an access token) the provider now dropped or already replaced: the channel is asked
+   * again with a fresh one before the refusal counts against it. False: the key itself was refused.
    */
-  credentialRejected?(channel: UpstreamTarget): void;
+  credentialRejected?(channel: UpstreamTarget, call: UpstreamCall): boolean;
   /** The error an upstream error answer reports, or undefined when it is not one. */
   errorOf(body: Buffer, headers: IncomingHttpHeaders): UpstreamError | undefined;
   /**

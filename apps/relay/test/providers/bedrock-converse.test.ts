@@ -143,6 +143,18 @@ describe('converseRequestOf', () => {
     expect(body.toolConfig).toEqual({ tools: [{ toolSpec: expect.objectContaining({ name: 'get_weather' }) }] });
   });
 
+  it('defines the called tools when a turn after a tool loop offers none (Converse refuses tool blocks without a toolConfig)', () => {
+    const body = converseRequestOf(NOVA, request({
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] },
+        { role: 'assistant', content: [{ type: 'tool_call', id: 'tooluse_1', name: 'get_weather', arguments: '{"city":"Paris"}' }] },
+        { role: 'tool', content: [{ type: 'tool_result', toolCallId: 'tooluse_1', content: [{ type: 'text', text: '18 degrees' }] }] },
+        { role: 'user', content: [{ type: 'text', text: 'Summarize' }] },
+      ],
+    }));
+    expect(body.toolConfig).toEqual({ tools: [{ toolSpec: { name: 'get_weather', inputSchema: { json: { type: 'object', properties: {} } } } }] });
+  });
+
   it('refuses tool call arguments that are not a JSON object', () => {
     const messages = [{ role: 'assistant' as const, content: [{ type: 'tool_call' as const, id: 't', name: 'f', arguments: '[1]' }] }];
     expect(thrownBy(() => converseRequestOf(NOVA, request({ messages })))).toMatchObject({ status: 400, param: 'messages' });

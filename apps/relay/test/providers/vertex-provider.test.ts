@@ -157,7 +157,7 @@ describe('authorize', () => {
     expect(calls.map((call) => call.headers.authorization)).toEqual(Array(5).fill('Bearer tok-1'));
     expect(exchange).toHaveBeenCalledTimes(1);
 
-    provider.credentialRejected?.(channel);
+    expect(provider.credentialRejected?.(channel, calls[0]!)).toBe(true);
     const next = provider.chat(channel, CLAUDE).request(CHAT);
     await authorize(channel, next);
     expect(next.headers).toEqual({ 'content-type': 'application/json', authorization: 'Bearer tok-2' });

@@ -56,7 +56,8 @@ describe('the JWT assertion', () => {
     ['not JSON', PEM, 'it is not a JSON object'],
     ['no client_email', keyFile({ client_email: '' }), 'client_email, private_key and token_uri are required'],
     ['an unreadable private key', keyFile({ private_key: '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n' }), 'its private_key cannot be read'],
-    ['a token_uri that is no http(s) URL', keyFile({ token_uri: 'file:///etc/passwd' }), 'token_uri must be an http(s) URL'],
+    ['a token_uri that is no http(s) URL', keyFile({ token_uri: 'file:///etc/passwd' }), 'token_uri must be an https URL (http only on a loopback address)'],
+    ['a plain-http token_uri off this machine', keyFile({ token_uri: 'http://tokens.example/token' }), 'token_uri must be an https URL (http only on a loopback address)'],
   ])('refuses a key with %s, without quoting it', (_name, key, why) => {
     const refusal = thrownBy(() => serviceAccountOf(key));
     expect(refusal).toBeInstanceOf(CredentialRefused);
@@ -147,26 +148,54 @@ describe('the token cache', () => {
     expect(exchange).toHaveBeenCalledTimes(1);
   });
 
-  it('renews 5 minutes before expiry (half the lifetime of a short one)', async () => {
-    const exchange: jest.Mock<Promise<AccessToken>> = jest.fn(async () => ({ token: `tok-${exchange.mock.calls.length}`, expiresInSeconds: 3600 }));
+  it('renews from 5 minutes before expiry (half the lifetime of a short one), serving the cached token until the new one is in', async () => {
+    const { exchange, pending } = manualExchange();
     const tokens = new AccessTokens(exchange, clock);
     const target = channel(keyFile());
     now = 1_000_000;
-    expect(await tokens.authorization(target)).toBe('Bearer tok-1');
+    const first = tokens.authorization(target);
+    pending[0]?.resolve({ token: 'tok-1', expiresInSeconds: 3600 });
+    expect(await first).toBe('Bearer tok-1');
     now += 3300_000 - 1;
     expect(await tokens.authorization(target)).toBe('Bearer tok-1');
+    expect(exchange).toHaveBeenCalledTimes(1);
+    // In the renewal window: the renewal starts, the call keeps the valid token.
     now += 1;
+    expect(await tokens.authorization(target)).toBe('Bearer tok-1');
+    expect(await tokens.authorization(target)).toBe('Bearer tok-1');
+    expect(exchange).toHaveBeenCalledTimes(2);
+    pending[1]?.resolve({ token: 'tok-2', expiresInSeconds: 60 });
+    await Promise.resolve();
+    expect(await tokens.authorization(target)).toBe('Bearer tok-2');
+    // A short-lived token is renewed at half its lifetime.
+    now += 29_999;
     expect(await tokens.authorization(target)).toBe('Bearer tok-2');
     expect(exchange).toHaveBeenCalledTimes(2);
-
-    exchange.mockImplementation(async () => ({ token: 'short', expiresInSeconds: 60 }));
-    now += 3300_000;
-    expect(await tokens.authorization(target)).toBe('Bearer short');
-    now += 29_999;
-    expect(await tokens.authorization(target)).toBe('Bearer short');
     now += 1;
     await tokens.authorization(target);
-    expect(exchange).toHaveBeenCalledTimes(4);
+    expect(exchange).toHaveBeenCalledTimes(3);
+  });
+
+  it('keeps serving the cached token while a renewal fails, and waits for an exchange only once the token expired', async () => {
+    const { exchange, pending } = manualExchange();
+    const tokens = new AccessTokens(exchange, clock);
+    const target = channel(keyFile());
+    now = 1_000_000;
+    const first = tokens.authorization(target);
+    pending[0]?.resolve({ token: 'tok-1', expiresInSeconds: 3600 });
+    await first;
+    now += 3400_000;
+    expect(await tokens.authorization(target)).toBe('Bearer tok-1');
+    pending[1]?.reject(new UpstreamFailure('connect', 'the token endpoint is down'));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await tokens.authorization(target)).toBe('Bearer tok-1');
+    expect(exchange).toHaveBeenCalledTimes(3);
+    now += 200_000;
+    // Expired: the call waits for the renewal under way (no second one).
+    const expired = tokens.authorization(target);
+    pending[2]?.resolve({ token: 'tok-3', expiresInSeconds: 3600 });
+    expect(await expired).toBe('Bearer tok-3');
+    expect(exchange).toHaveBeenCalledTimes(3);
   });
 
   it('keeps no failed exchange: every waiter gets the failure, the next call exchanges again', async () => {
@@ -199,7 +228,10 @@ describe('the token cache', () => {
     const tokens = new AccessTokens(exchange, clock);
     const first = channel(keyFile());
     expect(await tokens.authorization(first)).toBe('Bearer tok-1');
-    tokens.forget(first);
+    expect(tokens.forget(first, 'Bearer tok-1')).toBe(true);
+    expect(await tokens.authorization(first)).toBe('Bearer tok-2');
+    // A late refusal of the token already replaced drops nothing, and the call may still be asked again.
+    expect(tokens.forget(first, 'Bearer tok-1')).toBe(true);
     expect(await tokens.authorization(first)).toBe('Bearer tok-2');
     // Another channel, and the same channel with a new key, have their own tokens.
     expect(await tokens.authorization(channel(keyFile(), 2))).toBe('Bearer tok-3');
@@ -207,7 +239,7 @@ describe('the token cache', () => {
     expect(await tokens.authorization(rekeyed)).toBe('Bearer tok-4');
     expect(tokens.accountOf(rekeyed).privateKeyId).toBe('kid-new');
     // forget() of the old key leaves the new key's token alone.
-    tokens.forget(first);
+    expect(tokens.forget(first, 'Bearer tok-2')).toBe(false);
     expect(await tokens.authorization(rekeyed)).toBe('Bearer tok-4');
     expect(exchange).toHaveBeenCalledTimes(4);
   });

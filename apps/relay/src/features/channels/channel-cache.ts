@@ -148,6 +148,14 @@ export class ChannelPlan {
     return soonest ? this.take(soonest) : undefined;
   }
 
+  /**
+   * The channel may be tried once more (its cached credential was refused and dropped): the next
+   * `next()` prefers it, as it stays the best choice of its tier.
+   */
+  again(channel: ChannelRecord): void {
+    this.tried.delete(channel.id);
+  }
+
   private usable(channel: ChannelRecord): boolean {
     return !this.tried.has(channel.id) && channel.status === CHANNEL_STATUS.enabled;
   }

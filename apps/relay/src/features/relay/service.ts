@@ -122,6 +122,8 @@ export class RelayService {
     const attempts = 1 + this.deps.options.values.RetryTimes;
     let lastError: Error | undefined;
     let previous: UpstreamSeries | undefined;
+    // Channels already asked again after their cached credential was refused (once each).
+    const reauthorized = new Set<number>();
     for (let attempt = 0; attempt < attempts; attempt++) {
       const channel = plan.next();
       if (!channel) break;
@@ -144,6 +146,14 @@ export class RelayService {
         if (upstream.statusCode < 200 || upstream.statusCode >= 300) {
           series.error(`http_${upstream.statusCode}`);
           const body = await readBody(upstream, signal, this.deps.upstream.maxBodyBytes).catch(() => EMPTY);
+          if (upstream.statusCode === 401 && !reauthorized.has(channel.id) && provider.credentialRejected?.(channel, request)) {
+            // A cached credential (an access token) went stale: the channel is asked again with a fresh one.
+            if (signal.aborted) throw new ClientGone();
+            reauthorized.add(channel.id);
+            plan.again(channel);
+            lastError = new UpstreamHttpError(401, provider.errorOf(body, upstream.headers), channel);
+            continue;
+          }
           lastError = await this.rejected(channel, provider, upstream.statusCode, upstream.headers, body, signal, trace);
           continue;
         }
@@ -159,7 +169,7 @@ export class RelayService {
       } catch (err) {
         if (err instanceof CredentialRefused) {
           series.error('credential_refused');
-          lastError = await this.credentialRefused(channel, provider, err, trace);
+          lastError = await this.credentialRefused(channel, err, trace);
           continue;
         }
         if (!(err instanceof UpstreamFailure)) throw err;
@@ -189,7 +199,6 @@ export class RelayService {
   ): Promise<Error> {
     if (signal.aborted) throw new ClientGone();
     this.deps.logger.warn({ ...trace, channelId: channel.id, status }, 'upstream answered with an error');
-    if (status === 401) provider.credentialRejected?.(channel);
     const error = provider.errorOf(body, headers);
     const reason = provider.disablingReason(status, error);
     if (reason && channel.autoBan) await this.disable(channel, reason, error?.message, trace);
@@ -212,9 +221,8 @@ export class RelayService {
    * The credential was refused before the request went out (a token exchange): the channel cannot
    * be used, as after an upstream 401 (docs/api.md 2.4, 2.12); another channel may serve the call.
    */
-  private async credentialRefused(channel: ChannelRecord, provider: Provider, refusal: CredentialRefused, trace: CallTrace): Promise<Error> {
-    const reason = provider.disablingReason(401, { message: refusal.message });
-    if (reason && channel.autoBan) await this.disable(channel, reason, refusal.message, trace);
+  private async credentialRefused(channel: ChannelRecord, refusal: CredentialRefused, trace: CallTrace): Promise<Error> {
+    if (channel.autoBan) await this.disable(channel, 'the credential was refused', refusal.message, trace);
     else this.deps.channels.coolDown(channel.id);
     return new UpstreamHttpError(401, { message: refusal.message }, channel);
   }

@@ -7,10 +7,15 @@ import type { UpstreamError } from '../../core/provider';
 const URL_PATTERN = /\bhttps?:\/\/[^\s"'<>]+/gi;
 const KEY_PATTERNS = [/\bsk-[A-Za-z0-9_-]{6,}/g, /\bAIza[0-9A-Za-z_-]{20,}/g, /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi];
 
-/** Upstream text shown to clients: the channel's key, other credentials and URLs are masked. */
-export function maskUpstreamText(text: string, channel: ChannelRecord): string {
+/**
+ * Upstream text shown to clients: the channel's key (and each part of a composite one, such as an
+ * AWS key's `ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN`), other credentials and URLs are masked.
+ */
+export function maskUpstreamText(text: string, channel: Pick<ChannelRecord, 'key'>): string {
   let masked = text;
-  if (channel.key.length >= 4) masked = masked.split(channel.key).join('[redacted]');
+  for (const secret of [channel.key, ...channel.key.split('|')]) {
+    if (secret.length >= 4) masked = masked.split(secret).join('[redacted]');
+  }
   masked = masked.replace(URL_PATTERN, '[url]');
   for (const pattern of KEY_PATTERNS) masked = masked.replace(pattern, '[redacted]');
   return masked.slice(0, 1_000);

@@ -177,19 +177,30 @@ function toolChoiceOf(choice: ToolChoice | undefined): ConverseToolChoice | unde
   return undefined;
 }
 
+/** The names of the tools the conversation's tool calls used. */
+function calledToolNames(messages: ConverseMessage[]): Set<string> {
+  const names = new Set<string>();
+  for (const message of messages) for (const block of message.content) if ('toolUse' in block) names.add(block.toolUse.name);
+  return names;
+}
+
 function holdsToolBlocks(messages: ConverseMessage[]): boolean {
   return messages.some((message) => message.content.some((block) => 'toolUse' in block || 'toolResult' in block));
 }
 
 /**
  * The tools offered. Converse has no "none": such a request goes without tools, unless the
- * conversation holds tool calls, which Converse only accepts with the tools defined.
+ * conversation holds tool calls or results, which Converse only accepts with tools defined: then
+ * the offered ones, or (a last turn that offers none) the called ones with any arguments.
  */
 function toolConfigOf(request: ChatRequest, messages: ConverseMessage[]): ConverseRequestBody['toolConfig'] {
-  const tools = request.tools ?? [];
-  if (tools.length === 0 || (request.toolChoice === 'none' && !holdsToolBlocks(messages))) return undefined;
-  const toolChoice = toolChoiceOf(request.toolChoice);
-  return toolChoice ? { tools: tools.map(toolSpecOf), toolChoice } : { tools: tools.map(toolSpecOf) };
+  const offered = (request.tools ?? []).map(toolSpecOf);
+  const holdsTools = holdsToolBlocks(messages);
+  if (!holdsTools && (offered.length === 0 || request.toolChoice === 'none')) return undefined;
+  const tools = offered.length > 0 ? offered : [...calledToolNames(messages)].map((name) => toolSpecOf({ name }));
+  if (tools.length === 0) return undefined;
+  const toolChoice = offered.length > 0 ? toolChoiceOf(request.toolChoice) : undefined;
+  return toolChoice ? { tools, toolChoice } : { tools };
 }
 
 /** A thinking budget as Nova's reasoning effort (Nova 2 takes low, medium or high). */

@@ -33,9 +33,10 @@ interface ChannelCredentials {
   /** The channel key these were read from: a new key starts afresh. */
   readonly key: string;
   readonly account: ServiceAccount;
-  /** `Bearer <token>`, valid until `renewAt`. */
+  /** `Bearer <token>`, used until `expiresAt`, renewed from `renewAt` on. */
   authorization: string | undefined;
   renewAt: number;
+  expiresAt: number;
   /** The exchange under way, shared by every call that needs a token meanwhile. */
   exchange: Promise<string> | undefined;
 }
@@ -58,10 +59,40 @@ export class AccessTokens {
     return this.credentialsOf(channel).account;
   }
 
-  /** `Bearer <token>`: the cached one, else the outcome of the one exchange under way for the channel. */
+  /**
+   * `Bearer <token>`: the cached one while it has not expired, else the outcome of the one exchange
+   * under way for the channel. From `renewAt` on, a call starts the renewal but keeps the token it
+   * has: a token endpoint that fails meanwhile costs no call.
+   */
   authorization(channel: UpstreamTarget): Promise<string> {
     const credentials = this.credentialsOf(channel);
-    if (credentials.authorization !== undefined && this.now() < credentials.renewAt) return Promise.resolve(credentials.authorization);
+    const now = this.now();
+    const cached = credentials.authorization !== undefined && now < credentials.expiresAt ? credentials.authorization : undefined;
+    if (cached !== undefined && now < credentials.renewAt) return Promise.resolve(cached);
+    const exchange = this.exchangeFor(credentials);
+    if (cached === undefined) return exchange;
+    // The renewal's failure is the next caller's concern (it tries again): this one has a token.
+    exchange.catch(() => undefined);
+    return Promise.resolve(cached);
+  }
+
+  /**
+   * The upstream refused `authorization`, a token of this channel (revoked, expired early). True when
+   * it was the cached token, now dropped, so a call asked again gets a fresh one; false when the
+   * cache already moved on (another call's refusal, a renewal) or never held it.
+   */
+  forget(channel: UpstreamTarget, authorization: string | undefined): boolean {
+    const credentials = this.channels.get(channel.id);
+    if (credentials?.key !== channel.key || authorization === undefined) return false;
+    if (credentials.authorization === authorization) {
+      credentials.authorization = undefined;
+      return true;
+    }
+    return credentials.authorization !== undefined || credentials.exchange !== undefined;
+  }
+
+  /** The exchange under way for the channel, or a new one. */
+  private exchangeFor(credentials: ChannelCredentials): Promise<string> {
     // `finally` runs after the assignment, even when the exchange fails at once.
     credentials.exchange ??= this.renew(credentials).finally(() => {
       credentials.exchange = undefined;
@@ -69,25 +100,20 @@ export class AccessTokens {
     return credentials.exchange;
   }
 
-  /** The upstream refused the channel's token (revoked, expired early): the next call exchanges again. */
-  forget(channel: UpstreamTarget): void {
-    const credentials = this.channels.get(channel.id);
-    if (credentials?.key === channel.key) credentials.authorization = undefined;
-  }
-
   private async renew(credentials: ChannelCredentials): Promise<string> {
     const requestedAt = this.now();
     const { token, expiresInSeconds } = await this.exchange(credentials.account);
     const lifetimeMs = expiresInSeconds * 1000;
     credentials.authorization = `Bearer ${token}`;
-    credentials.renewAt = requestedAt + lifetimeMs - Math.min(RENEW_BEFORE_MS, lifetimeMs / 2);
+    credentials.expiresAt = requestedAt + lifetimeMs;
+    credentials.renewAt = credentials.expiresAt - Math.min(RENEW_BEFORE_MS, lifetimeMs / 2);
     return credentials.authorization;
   }
 
   private credentialsOf(channel: UpstreamTarget): ChannelCredentials {
     let credentials = this.channels.get(channel.id);
     if (credentials?.key !== channel.key) {
-      credentials = { key: channel.key, account: serviceAccountOf(channel.key), authorization: undefined, renewAt: 0, exchange: undefined };
+      credentials = { key: channel.key, account: serviceAccountOf(channel.key), authorization: undefined, renewAt: 0, expiresAt: 0, exchange: undefined };
       this.channels.set(channel.id, credentials);
     }
     return credentials;

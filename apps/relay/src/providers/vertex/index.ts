@@ -60,7 +60,7 @@ export function createVertexProvider(tokens: AccessTokens): Provider {
     async authorize(channel, call) {
       call.headers.authorization = await tokens.authorization(channel);
     },
-    credentialRejected: (channel) => tokens.forget(channel),
+    credentialRejected: (channel, call) => tokens.forget(channel, call.headers.authorization),
     errorOf,
     disablingReason,
   };

@@ -1,3 +1,4 @@
+import { tokenUriProblem } from '@modelgate/schemas';
 import { createPrivateKey, type KeyObject, sign } from 'node:crypto';
 import { jsonObjectIn } from '../../core/json';
 import { CredentialRefused } from '../../core/provider';
@@ -46,7 +47,8 @@ export function serviceAccountOf(key: string): ServiceAccount {
   } catch {
     throw unusableKey('its private_key cannot be read');
   }
-  if (!URL.canParse(tokenUri) || !/^https?:$/.test(new URL(tokenUri).protocol)) throw unusableKey('token_uri must be an http(s) URL');
+  const tokenUriRefused = tokenUriProblem(tokenUri);
+  if (tokenUriRefused) throw unusableKey(tokenUriRefused);
   const projectId = stringField(file, 'project_id');
   return {
     clientEmail,
