@@ -9,7 +9,6 @@ import type { Redis } from 'ioredis';
 import { channelTestRouter } from './features/channel-test/router';
 import type { ChannelTester } from './features/channel-test/service';
 import type { ChannelCache } from './features/channels/channel-cache';
-
 import { chatCompletionsRoute } from './endpoints/chat-completions/router';
 import { responsesRoute } from './endpoints/responses/router';
 import { embeddingsRoute } from './endpoints/embeddings/router';

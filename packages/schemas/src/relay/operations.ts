@@ -7,7 +7,6 @@ import { generateContentSchema } from './generate-content';
 import { countTokensSchema, messagesSchema } from './messages';
 import { responsesSchema } from './responses';
 
-
 /**
  * One relay operation: the request schema the relay validates the body with, and what describes the
  * surface in the OpenAPI document (`GET /api/openapi.json`). Answers are the providers' objects:

@@ -33,8 +33,6 @@ function bearer(header: string | undefined): string | undefined {
   return match?.[1];
 }
 
-/** Where a route reads the client's key: its SDK's places (docs/api.md 2). */
-
 function headerValue(value: string | string[] | undefined): string | undefined {
   return typeof value === 'string' && value ? value : undefined;
 }

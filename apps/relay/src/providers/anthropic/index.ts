@@ -9,7 +9,7 @@ import { anthropicStreamDecoder } from './stream';
 const facts = CHANNEL_TYPES[CHANNEL_TYPE.anthropic];
 
 /** A POST to an Anthropic channel: its key, and the Messages API version the relay speaks. */
-export function anthropicPost(channel: UpstreamTarget, path: string, body: Buffer | string): UpstreamCall {
+function anthropicPost(channel: UpstreamTarget, path: string, body: Buffer | string): UpstreamCall {
   return jsonPost(channel, path, body, { 'x-api-key': channel.key, 'anthropic-version': ANTHROPIC_VERSION });
 }
 

@@ -1,5 +1,5 @@
-import type { ChatRequest } from '../../core/chat';
 import type { ChatWire, ClientRequest, UpstreamCall, UpstreamTarget } from '../../core/provider';
+import { cloudMessagesBody } from '../anthropic/cloud-body';
 import { messagesRequestOf } from '../anthropic/request';
 import { chatResponseOf } from '../anthropic/response';
 import { anthropicStreamDecoder } from '../anthropic/stream';
@@ -22,17 +22,11 @@ function invokeCall(channel: UpstreamTarget, upstreamModel: string, stream: bool
 }
 
 /**
- * A Messages client's body as InvokeModel takes it (docs/api.md 2.12): every field but `model`
- * (in the path) and `stream` (the operation), Bedrock's `anthropic_version`, and the client's
- * `anthropic-beta` header as `anthropic_beta`. Blocks keep their content (signatures included).
+ * A Messages client's body as InvokeModel takes it (docs/api.md 2.12): `stream` is the operation,
+ * and the client's `anthropic-beta` header goes in the body as `anthropic_beta`.
  */
 function invokeBodyOf(client: ClientRequest): Record<string, unknown> {
-  const body: Record<string, unknown> = { anthropic_version: BEDROCK_ANTHROPIC_VERSION };
-  const { json } = client;
-  for (const key in json) {
-    // `__proto__` would set the prototype instead of a field.
-    if (key !== 'model' && key !== 'stream' && key !== '__proto__') body[key] = json[key];
-  }
+  const body = cloudMessagesBody(BEDROCK_ANTHROPIC_VERSION, client.json, false);
   const betas = client.anthropicBeta?.split(',').map((beta) => beta.trim()).filter((beta) => beta !== '');
   if (betas?.length) body.anthropic_beta = betas;
   return body;
@@ -43,16 +37,10 @@ export function invokeMessages(channel: UpstreamTarget, upstreamModel: string): 
   return (client) => invokeCall(channel, upstreamModel, client.stream, invokeBodyOf(client));
 }
 
-/** Chat on an Anthropic model: the Anthropic provider's Messages body, edited as InvokeModel takes it. */
-function invokeChatBody(upstreamModel: string, request: ChatRequest): Record<string, unknown> {
-  const { model: _model, stream: _stream, ...body } = messagesRequestOf(upstreamModel, request);
-  return { anthropic_version: BEDROCK_ANTHROPIC_VERSION, ...body };
-}
-
 /** Chat through InvokeModel: Anthropic's answers and events, read by the Anthropic provider. */
 export function invokeChat(channel: UpstreamTarget, upstreamModel: string): ChatWire {
   return {
-    request: (request) => invokeCall(channel, upstreamModel, request.stream, invokeChatBody(upstreamModel, request)),
+    request: (request) => invokeCall(channel, upstreamModel, request.stream, cloudMessagesBody(BEDROCK_ANTHROPIC_VERSION, messagesRequestOf(upstreamModel, request), false)),
     response: chatResponseOf,
     stream: anthropicStreamDecoder,
   };

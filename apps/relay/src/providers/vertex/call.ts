@@ -1,5 +1,5 @@
 import { CHANNEL_TYPE, CHANNEL_TYPES, type RelaySurface, VERTEX_DEFAULT_REGION } from '@modelgate/schemas';
-import { withOtherFields } from '../../core/json';
+import { cloudMessagesBody } from '../anthropic/cloud-body';
 import { CredentialRefused, type UpstreamCall, type UpstreamTarget } from '../../core/provider';
 import { jsonPost } from '../upstream-call';
 import type { ServiceAccount } from './service-account';
@@ -37,10 +37,7 @@ export function rawPredictMethod(stream: boolean): string {
   return stream ? 'streamRawPredict' : 'rawPredict';
 }
 
-/**
- * A Messages API body as Vertex AI takes it: the version in the body, no `model` (it is in the
- * path; the undefined one keeps the body's out and is left out by JSON.stringify), `stream` kept.
- */
+/** A Messages API body as Vertex AI takes it: `stream` kept (streamRawPredict reads it). */
 export function rawPredictBody(messages: object): string {
-  return JSON.stringify(withOtherFields({ anthropic_version: VERTEX_ANTHROPIC_VERSION, model: undefined }, messages as Record<string, unknown>));
+  return JSON.stringify(cloudMessagesBody(VERTEX_ANTHROPIC_VERSION, messages, true));
 }
