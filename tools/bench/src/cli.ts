@@ -16,7 +16,10 @@ export const USAGE = `pnpm bench [options]
   --chunk-delay-ms N    delay between upstream chunks, default 20
   --targets LIST        subset of upstream,relay,edge,peer (default all; peer when --peer-url is given)
   --cases LIST          subset of single,concurrent,streams,chat,chat-streams,messages,
-                        messages-streams,responses,responses-streams,gemini,gemini-streams (default all)
+                        messages-streams,responses,responses-streams,gemini,gemini-streams,clouds
+                        (default all); clouds: chat through AWS Bedrock (Converse, SigV4) and
+                        generateContent through Google Vertex AI, with the OpenAI chat as baseline
+                        (the fake upstream is not asked them directly: it wants signed calls)
   --service-env S:K=V   extra environment for one service (repeatable), e.g. relay:LOG_LEVEL=warn
   --node-arg S:ARG      extra node option for one service (repeatable), e.g. relay:--trace-gc
   --cpu-prof            write CPU profiles of relay and edge and summarise them
@@ -24,7 +27,8 @@ export const USAGE = `pnpm bench [options]
   --apps-root DIR       run the bundles of another checkout (built there), e.g. a baseline
   --model NAME          model of the completions, default gpt-3.5-turbo-instruct (chat: gpt-4o-mini
                         on the OpenAI channel, claude-sonnet-4-5 on the Anthropic one, gemini-2.5-flash
-                        on the Gemini one)
+                        on the Gemini one, gpt-4.1-mini as amazon.nova-pro-v1:0 on the Bedrock one,
+                        gemini-2.5-flash-lite on the Vertex one)
  Side by side with another gateway in front of the same fake upstream (single and concurrent only):
   --peer-url URL        its OpenAI base URL, e.g. http://127.0.0.1:8787/v1 (calls go to URL/completions)
   --peer-header 'N: V'  a routing header on its calls (repeatable); {upstream} in V stands for the
@@ -38,9 +42,11 @@ export const USAGE = `pnpm bench [options]
  * single / concurrent: completions at 1 and N connections; streams: completion streams (concurrent,
  * then a burst); chat, messages, responses: whole answers of that surface at N connections through
  * the OpenAI and the Anthropic channel (passed through on the channel that speaks it, translated on
- * the other); gemini: generateContent through the Gemini channel; each `-streams` case: the same as
- * streams at N connections. The whole-answer cases run in turns together with concurrent, the
- * streaming ones with completions streams as their baseline.
+ * the other); gemini: generateContent through the Gemini channel; clouds: chat through the Bedrock
+ * channel (Converse) and generateContent through the Vertex AI one, with the OpenAI pass-through chat
+ * as their baseline; each `-streams` case: the same as streams at N connections. The whole-answer
+ * cases run in turns together with concurrent, the streaming ones with completions streams as their
+ * baseline.
  */
 export const CASES = [
   'single',
@@ -54,6 +60,7 @@ export const CASES = [
   'responses-streams',
   'gemini',
   'gemini-streams',
+  'clouds',
 ] as const;
 export type CaseName = (typeof CASES)[number];
 

@@ -2,10 +2,13 @@ import type { Settings } from './cli';
 import type { Check } from './ledger-check';
 import type { CpuCost } from './process-stats';
 import { TARGET_LABELS, type RssReading, type RunResult, type TargetResult } from './report';
-import { CALL_KINDS, CALL_LABELS, CHAT_KINDS } from './requests';
+import { CALL_KINDS, CALL_LABELS, CHAT_KINDS, CLOUD_KINDS } from './requests';
 import { formatNumber } from './stats';
 
-/** Relay CPU per chat call at most this many times its CPU per completions call. */
+/**
+ * Relay CPU per call of a kind at most this many times its CPU per call of the kind's baseline: the
+ * completions call of the same shape for chat, the OpenAI pass-through chat for the cloud channels.
+ */
 export const CHAT_CPU_LIMIT = 1.15;
 
 const relayCpuOf = (result: { cpuPerRequest?: CpuCost[] } | undefined): number | undefined =>
@@ -13,9 +16,10 @@ const relayCpuOf = (result: { cpuPerRequest?: CpuCost[] } | undefined): number |
 
 /**
  * The relay's CPU per chat call (pass-through and translated), whole answers and streams,
- * against its CPU per completions call of the same shape; and (issues 12, 13, 15) no chunk of any
- * kind's stream at N connections held back.
- * CPU is judged on the relay target (nothing else in front of it), else on the edge target.
+ * against its CPU per completions call of the same shape; its CPU per whole answer through a cloud
+ * channel (Bedrock's SigV4 and Converse, Vertex's access token) against its CPU per OpenAI
+ * pass-through chat call; and (issues 12, 13, 15) no chunk of any kind's stream at N connections
+ * held back. CPU is judged on the relay target (nothing else in front of it), else on the edge target.
  */
 export function chatGoalChecks(targets: TargetResult[], connections: number): Check[] {
   const find = (name: TargetResult['target']) => targets.find((t) => t.target === name);
@@ -23,7 +27,12 @@ export function chatGoalChecks(targets: TargetResult[], connections: number): Ch
   const gateway = find('relay') ?? find('edge');
   const streamed = find('edge') ?? find('relay');
   const checks: Check[] = [];
-  const cpuCheck = (what: string, chat: { cpuPerRequest?: CpuCost[]; errors: number } | undefined, baseline: { cpuPerRequest?: CpuCost[] } | undefined) => {
+  const cpuCheck = (
+    what: string,
+    chat: { cpuPerRequest?: CpuCost[]; errors: number } | undefined,
+    baseline: { cpuPerRequest?: CpuCost[] } | undefined,
+    baselineWhat = 'completions call',
+  ) => {
     const chatUs = relayCpuOf(chat);
     const baselineUs = relayCpuOf(baseline);
     if (!gateway || !chat || chatUs === undefined || baselineUs === undefined) return;
@@ -31,13 +40,17 @@ export function chatGoalChecks(targets: TargetResult[], connections: number): Ch
     checks.push({
       ok: ratio <= CHAT_CPU_LIMIT && chat.errors === 0,
       line:
-        `relay CPU per ${what}, ${TARGET_LABELS[gateway.target]}: ${formatNumber(chatUs, 0)} us vs ${formatNumber(baselineUs, 0)} us per completions call, ` +
+        `relay CPU per ${what}, ${TARGET_LABELS[gateway.target]}: ${formatNumber(chatUs, 0)} us vs ${formatNumber(baselineUs, 0)} us per ${baselineWhat}, ` +
         `${formatNumber(ratio)}x (<= ${CHAT_CPU_LIMIT}x), ${chat.errors} errors`,
     });
   };
   for (const kind of CHAT_KINDS) {
     cpuCheck(`${CALL_LABELS[kind]} call at ${connections} connections`, gateway?.wholeLoad?.[kind], gateway?.concurrent);
     cpuCheck(`${CALL_LABELS[kind]} stream at ${connections} connections`, gateway?.streamLoad?.[kind], gateway?.streamLoad?.completions);
+  }
+  for (const kind of CLOUD_KINDS) {
+    const baseline = 'chat-openai';
+    cpuCheck(`${CALL_LABELS[kind]} call at ${connections} connections`, gateway?.wholeLoad?.[kind], gateway?.wholeLoad?.[baseline], `${CALL_LABELS[baseline]} call`);
   }
   for (const kind of CALL_KINDS) {
     const through = streamed?.streamLoad?.[kind];

@@ -53,9 +53,9 @@ async function privateSubject(choice: Extract<StackChoice, { kind: 'private' }>,
     serviceEnv: choice.serviceEnv,
     nodeArgs: choice.nodeArgs,
     log,
-    seed: async ({ databaseUrl, upstreamUrl, cryptoSecret }) => {
+    seed: async ({ databaseUrl, upstreamUrl, cryptoSecret, vertexServiceAccount }) => {
       prisma = createPrismaClient({ databaseUrl, maxConnections: 2 });
-      seeded = await seedAccount(prisma, { upstreamUrl, cryptoSecret, model: settings.model });
+      seeded = await seedAccount(prisma, { upstreamUrl, cryptoSecret, model: settings.model, vertexServiceAccount });
     },
   });
   log(`fake upstream: ${stack.upstreamUrl} ({upstream} in a --peer-header value)`);

@@ -4,7 +4,18 @@ import type { CaseName, Settings } from './cli';
 import { type LoadResult, RequestLoad, runLoad } from './load';
 import { CpuAccount, type CpuCost, type WatchedProcess, withCpuCost } from './process-stats';
 import type { TargetName, TargetResult } from './report';
-import { CALL_LABELS, type Call, type CallKind, callOf, CHAT_KINDS, GEMINI_KINDS, MESSAGES_KINDS, RESPONSES_KINDS } from './requests';
+import {
+  CALL_LABELS,
+  type Call,
+  type CallKind,
+  callOf,
+  CHAT_KINDS,
+  CLOUD_KINDS,
+  DIRECT_KINDS,
+  GEMINI_KINDS,
+  MESSAGES_KINDS,
+  RESPONSES_KINDS,
+} from './requests';
 import { runStreamBurst, runStreams, StreamLoad } from './streams';
 
 export interface Target {
@@ -26,6 +37,8 @@ const WHOLE_CASES = [
   ['messages', MESSAGES_KINDS],
   ['responses', RESPONSES_KINDS],
   ['gemini', GEMINI_KINDS],
+  // With the OpenAI pass-through chat, their baseline.
+  ['clouds', ['chat-openai', ...CLOUD_KINDS]],
 ] as const satisfies CaseKinds;
 
 /** The kinds each streaming case sends at N connections, in turns with completions streams. */
@@ -36,8 +49,10 @@ const STREAM_CASES = [
   ['gemini-streams', GEMINI_KINDS],
 ] as const satisfies CaseKinds;
 
-const kindsOf = (cases: CaseKinds, chosen: ReadonlySet<CaseName>): CallKind[] =>
-  cases.flatMap(([name, kinds]) => (chosen.has(name) ? kinds : []));
+/** The kinds of the chosen cases, each once; the fake upstream direct is asked only its own. */
+const kindsOf = (cases: CaseKinds, chosen: ReadonlySet<CaseName>, direct: boolean): CallKind[] => [
+  ...new Set(cases.flatMap(([name, kinds]) => (chosen.has(name) ? kinds : []))),
+].filter((kind) => !direct || DIRECT_KINDS.includes(kind));
 
 /** Successful billed calls so far, for the "one consume row per call" check. */
 export class CallCounter {
@@ -105,8 +120,9 @@ export async function measureTarget(
   log: (line: string) => void,
 ): Promise<TargetResult> {
   const { cases } = target;
+  const direct = target.name === 'upstream';
   const callFor = (kind: CallKind, stream: boolean): Call => {
-    const call = callOf(kind, { origin: target.origin, direct: target.name === 'upstream', key, completionsModel: settings.model, chunks: settings.chunks, stream });
+    const call = callOf(kind, { origin: target.origin, direct, key, completionsModel: settings.model, chunks: settings.chunks, stream });
     return target.route ? target.route(call) : call;
   };
   const counted = <T extends { ok: number }>(result: T): T => {
@@ -139,7 +155,7 @@ export async function measureTarget(
   }
   const whole: { kind: CallKind; call: Call; keep(outcome: LoadResult): void }[] = [];
   if (cases.has('concurrent')) whole.push({ kind: 'completions', call: completions, keep: (outcome) => (result.concurrent = outcome) });
-  const wholeKinds = kindsOf(WHOLE_CASES, cases);
+  const wholeKinds = kindsOf(WHOLE_CASES, cases, direct);
   if (wholeKinds.length > 0) {
     const wholeLoad: NonNullable<TargetResult['wholeLoad']> = {};
     result.wholeLoad = wholeLoad;
@@ -165,7 +181,7 @@ export async function measureTarget(
     const shape = { concurrency: settings.streams, spreadMs, expectedChunks: settings.chunks };
     result.streams = counted(await withCpuCost(processes, () => runStreams(streamCall, shape, (run) => run < settings.streamRounds)));
   }
-  const streamKinds = kindsOf(STREAM_CASES, cases);
+  const streamKinds = kindsOf(STREAM_CASES, cases, direct);
   if (streamKinds.length > 0) {
     const calls = (['completions', ...streamKinds] as const).map((kind) => ({ kind, call: callFor(kind, true) }));
     for (const { kind, call } of calls) {

@@ -1,7 +1,7 @@
 import type { LoadResult } from './load';
 import type { CpuCost } from './process-stats';
 import { PEER_PROCESS } from './peer';
-import { CALL_KINDS, CALL_LABELS, type CallKind } from './requests';
+import { CALL_KINDS, CALL_LABELS, type CallKind, DIRECT_KINDS } from './requests';
 import { formatDelta, formatNumber } from './stats';
 import type { StreamResult } from './streams';
 
@@ -125,6 +125,9 @@ function streamRow(
   ];
 }
 
+/** The cells of the fake upstream's row for a cloud channel's kind: it takes only signed calls, which the relay makes. */
+const NOT_ASKED_DIRECTLY = ['', '', '', '', '', '', '', 'not asked directly: the fake takes these calls only SigV4-signed or with a Vertex access token'];
+
 /** One markdown table: every case of every run, latencies in ms, "+" columns versus the fake upstream direct. */
 export function renderTable(runs: RunResult[], options: TableOptions): string {
   const header = ['run', 'case', 'target', 'req/s', 'CPU us/call edge+relay', 'p50 ms', 'p99 ms', '+p50 ms', '+p99 ms', 'errors', 'notes'];
@@ -139,6 +142,8 @@ export function renderTable(runs: RunResult[], options: TableOptions): string {
     }
     for (const kind of CALL_KINDS) {
       const label = `${options.connections} connections, ${CALL_LABELS[kind]}`;
+      const measured = run.targets.some((t) => t.wholeLoad?.[kind]);
+      if (direct && measured && !DIRECT_KINDS.includes(kind)) rows.push([String(run.run), label, TARGET_LABELS.upstream, ...NOT_ASKED_DIRECTLY]);
       for (const t of run.targets) {
         const result = t.wholeLoad?.[kind];
         if (result) rows.push(loadRow(run.run, label, t.target, result, direct?.wholeLoad?.[kind]));

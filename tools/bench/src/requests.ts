@@ -1,7 +1,7 @@
 import type { RequestSpec } from './load';
 
 /** The channels the seeded stack has on the fake upstream. */
-export const CHANNELS = ['openai', 'anthropic', 'gemini'] as const;
+export const CHANNELS = ['openai', 'anthropic', 'gemini', 'bedrock', 'vertex'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 /** The channels chat, messages and responses go through: each surface native on one, translated on the other. */
@@ -11,19 +11,41 @@ export type ChatChannel = (typeof CHAT_CHANNELS)[number];
 /**
  * What the bench sends: a completion, a chat completion, an Anthropic message or an OpenAI response
  * through one of the chat channels (each passes through the channel that speaks it and is translated
- * on the other), or a Gemini generateContent through the Gemini channel.
+ * on the other), a Gemini generateContent through the Gemini channel, or a cloud channel's call: a
+ * chat completion through Bedrock's Converse API, a generateContent through Vertex AI.
  */
-export type CallKind = 'completions' | `chat-${ChatChannel}` | `messages-${ChatChannel}` | `responses-${ChatChannel}` | 'gemini';
+export type CallKind =
+  | 'completions'
+  | `chat-${ChatChannel}`
+  | `messages-${ChatChannel}`
+  | `responses-${ChatChannel}`
+  | 'gemini'
+  | 'chat-bedrock'
+  | 'gemini-vertex';
 export const CHAT_KINDS = ['chat-openai', 'chat-anthropic'] as const satisfies readonly CallKind[];
 export const MESSAGES_KINDS = ['messages-anthropic', 'messages-openai'] as const satisfies readonly CallKind[];
 export const RESPONSES_KINDS = ['responses-openai', 'responses-anthropic'] as const satisfies readonly CallKind[];
 export const GEMINI_KINDS = ['gemini'] as const satisfies readonly CallKind[];
-export const CALL_KINDS: readonly CallKind[] = ['completions', ...CHAT_KINDS, ...MESSAGES_KINDS, ...RESPONSES_KINDS, ...GEMINI_KINDS];
+/** The cloud channels' kinds: SigV4 on every Bedrock call, a cached access token on every Vertex one. */
+export const CLOUD_KINDS = ['chat-bedrock', 'gemini-vertex'] as const satisfies readonly CallKind[];
+export const CALL_KINDS: readonly CallKind[] = ['completions', ...CHAT_KINDS, ...MESSAGES_KINDS, ...RESPONSES_KINDS, ...GEMINI_KINDS, ...CLOUD_KINDS];
+/**
+ * The kinds the fake upstream is asked directly, as the baseline of the gateway's: not the cloud
+ * ones, whose calls the fake takes only signed (SigV4) or with an access token from its token route.
+ */
+export const DIRECT_KINDS: readonly CallKind[] = CALL_KINDS.filter((kind) => !(CLOUD_KINDS as readonly CallKind[]).includes(kind));
 
-export const CHANNEL_FACTS: Record<Channel, { type: 1 | 14 | 24; model: string; label: string }> = {
+/**
+ * Each channel's type and the model the bench asks it for. The Bedrock channel maps its model to
+ * `upstreamModel`, a model Bedrock serves through Converse; its name is one with a default price, as
+ * every model the bench asks for (the bench stores no prices).
+ */
+export const CHANNEL_FACTS: Record<Channel, { type: 1 | 14 | 24 | 33 | 41; model: string; upstreamModel?: string; label: string }> = {
   openai: { type: 1, model: 'gpt-4o-mini', label: 'OpenAI channel, pass-through' },
   anthropic: { type: 14, model: 'claude-sonnet-4-5', label: 'Anthropic channel, translated' },
   gemini: { type: 24, model: 'gemini-2.5-flash', label: 'Gemini channel, pass-through' },
+  bedrock: { type: 33, model: 'gpt-4.1-mini', upstreamModel: 'amazon.nova-pro-v1:0', label: 'Bedrock channel, Converse, SigV4' },
+  vertex: { type: 41, model: 'gemini-2.5-flash-lite', label: 'Vertex AI channel, pass-through' },
 };
 
 export const CALL_LABELS: Record<CallKind, string> = {
@@ -35,6 +57,8 @@ export const CALL_LABELS: Record<CallKind, string> = {
   'responses-openai': 'responses (OpenAI channel, native)',
   'responses-anthropic': 'responses (Anthropic channel, translated)',
   gemini: `generateContent (${CHANNEL_FACTS.gemini.label})`,
+  'chat-bedrock': `chat (${CHANNEL_FACTS.bedrock.label})`,
+  'gemini-vertex': `generateContent (${CHANNEL_FACTS.vertex.label})`,
 };
 
 /**
@@ -116,6 +140,7 @@ function chatSurfaceCall(surface: ChatSurface, model: string, options: CallOptio
 /** The request of `kind` for one target: the fake upstream direct is called in the channel's own dialect. */
 export function callOf(kind: CallKind, options: CallOptions): Call {
   const { origin, key, chunks, stream } = options;
+  if (options.direct && !DIRECT_KINDS.includes(kind)) throw new Error(`the fake upstream is not asked ${CALL_LABELS[kind]} directly`);
   if (kind === 'completions') {
     return {
       origin,
@@ -126,12 +151,13 @@ export function callOf(kind: CallKind, options: CallOptions): Call {
       isAnswer: (body) => (body as Answer).object === 'text_completion' && hasTokens((body as Answer).usage?.completion_tokens),
     };
   }
-  if (kind === 'gemini') {
+  if (kind === 'gemini' || kind === 'gemini-vertex') {
+    const { model } = CHANNEL_FACTS[kind === 'gemini' ? 'gemini' : 'vertex'];
     // `alt=sse` as the Google SDKs send it: the stream comes as server-sent events, like every other kind.
     const method = stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
     return {
       origin,
-      path: `/v1beta/models/${CHANNEL_FACTS.gemini.model}:${method}`,
+      path: `/v1beta/models/${model}:${method}`,
       headers: { 'content-type': 'application/json', 'x-goog-api-key': key },
       body: JSON.stringify({
         contents: [{ role: 'user', parts: [{ text: PROMPT }] }],
@@ -141,6 +167,7 @@ export function callOf(kind: CallKind, options: CallOptions): Call {
       isAnswer: (body) => hasTokens((body as Answer).usageMetadata?.candidatesTokenCount),
     };
   }
+  if (kind === 'chat-bedrock') return chatSurfaceCall('chat', CHANNEL_FACTS.bedrock.model, options);
   const [surface, channel] = kind.split('-') as [ChatSurface, ChatChannel];
   // Direct, the fake is asked in the channel's own dialect (responses natively on OpenAI): the
   // baseline of what the gateway relays.

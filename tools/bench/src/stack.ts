@@ -52,8 +52,11 @@ export interface StackOptions {
   /** Extra environment per service (e.g. a ledger flush interval to compare). */
   serviceEnv: Partial<Record<ServiceName, Record<string, string>>>;
   log(line: string): void;
-  /** Writes the rows the run needs, before the services start (so their caches load them). */
-  seed(context: { databaseUrl: string; upstreamUrl: string; cryptoSecret: string }): Promise<void>;
+  /**
+   * Writes the rows the run needs, before the services start (so their caches load them); a Vertex
+   * channel on the fake upstream needs the key file of the fake's service account.
+   */
+  seed(context: { databaseUrl: string; upstreamUrl: string; cryptoSecret: string; vertexServiceAccount: string }): Promise<void>;
 }
 
 function newestMtime(dir: string): number {
@@ -131,11 +134,18 @@ async function untilReady(child: ChildProcess, url: string, describe: () => stri
   throw new Error(describe());
 }
 
-/** The fake model provider in its own process (run with tsx); resolves with its URL. */
-async function startUpstream(options: StackOptions): Promise<{ url: string; process: RunningProcess }> {
+/** The fake model provider in its own process (run with tsx); resolves with its URL and its Vertex service account. */
+async function startUpstream(options: StackOptions): Promise<{ url: string; vertexServiceAccount: string; process: RunningProcess }> {
   const tsx = pathToFileURL(require.resolve('tsx')).href;
+  const serviceAccountFile = join(options.logDir, 'vertex-service-account.json');
   const child = spawn(process.execPath, ['--import', tsx, join(__dirname, 'fake-upstream-server.ts')], {
-    env: { ...process.env, NODE_ENV: 'production', FAKE_CHUNKS: String(options.chunks), FAKE_CHUNK_DELAY_MS: String(options.chunkDelayMs) },
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      FAKE_CHUNKS: String(options.chunks),
+      FAKE_CHUNK_DELAY_MS: String(options.chunkDelayMs),
+      FAKE_VERTEX_SERVICE_ACCOUNT_FILE: serviceAccountFile,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const firstLine = await new Promise<string>((resolve, reject) => {
@@ -148,7 +158,11 @@ async function startUpstream(options: StackOptions): Promise<{ url: string; proc
   });
   child.stdout!.resume();
   const { url } = JSON.parse(firstLine) as { url: string };
-  return { url, process: { name: 'fake upstream', pid: child.pid!, stop: () => stopChild(child, 5_000) } };
+  return {
+    url,
+    vertexServiceAccount: readFileSync(serviceAccountFile, 'utf8'),
+    process: { name: 'fake upstream', pid: child.pid!, stop: () => stopChild(child, 5_000) },
+  };
 }
 
 /**
@@ -188,7 +202,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await applyMigrations(databaseUrl);
     const upstream = await startUpstream(options);
     started.push(upstream.process);
-    await options.seed({ databaseUrl, upstreamUrl: upstream.url, cryptoSecret });
+    await options.seed({ databaseUrl, upstreamUrl: upstream.url, cryptoSecret, vertexServiceAccount: upstream.vertexServiceAccount });
     const ports = { account: await freePort(), relay: await freePort(), worker: await freePort(), edge: await freePort() };
     const common = {
       NODE_ENV: 'production',

@@ -14,6 +14,7 @@ describe('pnpm bench options', () => {
       'responses-streams',
       'gemini',
       'gemini-streams',
+      'clouds',
     ]);
   });
 
@@ -24,7 +25,7 @@ describe('pnpm bench options', () => {
   it('names the cases it knows when given another', () => {
     expect(() => parseCommand(['--cases', 'chat,embeddings'])).toThrow(
       '--cases: unknown embeddings (expected single, concurrent, streams, chat, chat-streams, messages, messages-streams, responses, ' +
-        'responses-streams, gemini, gemini-streams)',
+        'responses-streams, gemini, gemini-streams, clouds)',
     );
   });
 

@@ -68,6 +68,19 @@ describe('the benchmark targets', () => {
     ]);
   });
 
+  it('holds the relay CPU per call through a cloud channel to 1.15 x an OpenAI pass-through chat call', () => {
+    const clouds: TargetResult = {
+      target: 'relay',
+      wholeLoad: { 'chat-openai': loadResult(1900, 21, 600), 'chat-bedrock': loadResult(1700, 25, 690), 'gemini-vertex': loadResult(1800, 22, 700, 2) },
+    };
+    expect(verdicts(chatGoalChecks([clouds], 50))).toEqual([
+      'MET relay CPU per chat (Bedrock channel, Converse, SigV4) call at 50 connections, relay (direct): 690 us vs 600 us per chat (OpenAI channel, pass-through) call, ' +
+        '1.15x (<= 1.15x), 0 errors',
+      'MISSED relay CPU per generateContent (Vertex AI channel, pass-through) call at 50 connections, relay (direct): 700 us vs 600 us per chat (OpenAI channel, ' +
+        'pass-through) call, 1.17x (<= 1.15x), 2 errors',
+    ]);
+  });
+
   it('says nothing about a comparison whose cases did not run', () => {
     const onlyChat: TargetResult = { target: 'edge', wholeLoad: { 'chat-openai': loadResult(1000, 30, 700) } };
     expect(chatGoalChecks([onlyChat], 50)).toEqual([]);

@@ -59,6 +59,28 @@ describe('the report table', () => {
   });
 });
 
+describe('the cloud channels rows', () => {
+  const clouds: RunResult = {
+    run: 1,
+    targets: [
+      { target: 'upstream', wholeLoad: { 'chat-openai': loadResult(8000, 3) } },
+      { target: 'relay', wholeLoad: { 'chat-openai': loadResult(1900, 21.5, 520), 'chat-bedrock': loadResult(1700, 25, 590) } },
+    ],
+    rss: [],
+  };
+  const table = renderTable([clouds], { connections: 50, streams: 100, chunks: 20, chunkDelayMs: 20 }).split('\n');
+
+  it('say that the fake upstream was not asked directly, and leave the added latency blank', () => {
+    const label = '50 connections, chat (Bedrock channel, Converse, SigV4)';
+    const [direct, relay] = table.filter((line) => line.includes(`| ${label} |`)).map((line) => line.split(' | '));
+    expect(direct?.slice(2)).toEqual([
+      'fake upstream (direct)', '', '', '', '', '', '', '', 'not asked directly: the fake takes these calls only SigV4-signed or with a Vertex access token |',
+    ]);
+    expect(relay?.slice(2, 8)).toEqual(['relay (direct)', '1700', '', '25.00', '25.00', '']);
+    expect(table.some((line) => line.includes('generateContent (Vertex AI channel'))).toBe(false);
+  });
+});
+
 describe('the headline and the side-by-side figures', () => {
   const withPeer: RunResult = {
     run: 1,

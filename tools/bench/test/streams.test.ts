@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type FakeUpstream, startFakeUpstream } from '@modelgate/testing/fake-upstream';
-import { type AnswerDialect, CALL_KINDS, callOf } from '../src/requests';
+import { type AnswerDialect, callOf, DIRECT_KINDS } from '../src/requests';
 import { classifyEvent, runStreams, type StreamEventKind, StreamLoad } from '../src/streams';
 
 const data = (payload: unknown) => `data: ${JSON.stringify(payload)}`;
@@ -57,7 +57,7 @@ describe('streams from the fake upstream, in each kind the bench sends', () => {
   });
   afterAll(() => upstream.close());
 
-  it.each(CALL_KINDS)('%s: every stream complete with every chunk', async (kind) => {
+  it.each(DIRECT_KINDS)('%s: every stream complete with every chunk', async (kind) => {
     const call = callOf(kind, { origin: upstream.url, direct: true, key: 'sk-bench', completionsModel: 'gpt-3.5-turbo-instruct', chunks: 3, stream: true });
     const result = await runStreams(call, { concurrency: 2, spreadMs: 0, expectedChunks: 3 }, (run) => run < 2);
     expect(result).toMatchObject({ streams: 4, ok: 4, errors: 0, chunks: 12 });
