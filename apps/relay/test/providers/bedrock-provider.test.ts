@@ -73,10 +73,10 @@ describe('bedrockProvider routes', () => {
     expect(stream?.framing).toEqual(expect.any(Function));
   });
 
-  it("sends the client's Messages body without model and stream, with Bedrock's anthropic_version and the client's betas", () => {
+  it("sends the client's Messages body without model and stream, with Bedrock's anthropic_version and the client's betas Bedrock knows", () => {
     const thinking = { type: 'thinking', thinking: 'Let me see.', signature: 'EqQBCkYIBxgCKkDsig==' };
     const json = { model: 'claude', stream: true, max_tokens: 10, metadata: { user_id: 'u1' }, messages: [{ role: 'assistant', content: [thinking] }] };
-    const call = bedrockProvider.native('messages', channel, CLAUDE)?.(clientRequest(json, 'context-1m-2025-08-07, interleaved-thinking-2025-05-14'));
+    const call = bedrockProvider.native('messages', channel, CLAUDE)?.(clientRequest(json, 'claude-code-20250219, context-1m-2025-08-07, interleaved-thinking-2025-05-14,mcp-servers-2025-12-04'));
     expect(JSON.parse(String(call?.body))).toEqual({
       anthropic_version: 'bedrock-2023-05-31',
       max_tokens: 10,
