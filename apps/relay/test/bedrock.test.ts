@@ -421,7 +421,7 @@ describe('AWS errors and broken streams', () => {
     const chat = await openai.chat.completions.create({ model: NOVA, messages: [{ role: 'user', content: QUESTION }] }).catch((err: unknown) => err);
     expect(chat).toBeInstanceOf(OpenAI.BadRequestError);
     const openAiError = (chat as InstanceType<typeof OpenAI.APIError>).error as { message: string; type: string; code: string };
-    expect(openAiError).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request_error' });
+    expect(openAiError).toMatchObject({ type: 'invalid_request_error', code: 'ValidationException' });
     expect(openAiError.message).toContain('[redacted]');
     expect(openAiError.message).toContain('[url]');
     expect(openAiError.message).not.toContain(FAKE_AWS_ACCESS_KEY_ID);

@@ -50,6 +50,12 @@ export interface UpstreamError {
   code?: string | number;
   /** Google's gRPC status name. */
   status?: string;
+  /**
+   * The error's Anthropic type (`overloaded_error` ...) when the upstream answered in Anthropic's
+   * shape or names a failure that has one: what a Messages client is told, in place of a type
+   * guessed from the status.
+   */
+  anthropicType?: string;
 }
 
 /** Reads one upstream chat stream, event by event, into internal events. */

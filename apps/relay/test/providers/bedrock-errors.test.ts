@@ -20,11 +20,11 @@ describe('bedrockProvider.errorOf', () => {
     ['ModelNotReadyException', 'server_error', 'overloaded_error'],
     ['InternalServerException', 'server_error', 'api_error'],
   ])('reads %s (x-amzn-ErrorType, suffix stripped) as OpenAI %s / Anthropic %s', (type, openai, anthropic) => {
-    expect(errorOf({ message: 'Something happened.' }, `${type}${CORAL}`)).toEqual({ message: 'Something happened.', type: openai, code: anthropic });
+    expect(errorOf({ message: 'Something happened.' }, `${type}${CORAL}`)).toEqual({ message: 'Something happened.', type: openai, code: type, anthropicType: anthropic });
   });
 
   it("reads `Message`, the body's `__type`, and leaves a type it does not know unmapped", () => {
-    expect(errorOf({ Message: 'Bad input' }, 'ValidationException')).toEqual({ message: 'Bad input', type: 'invalid_request_error', code: 'invalid_request_error' });
+    expect(errorOf({ Message: 'Bad input' }, 'ValidationException')).toEqual({ message: 'Bad input', type: 'invalid_request_error', code: 'ValidationException', anthropicType: 'invalid_request_error' });
     expect(errorOf({ __type: 'com.amazon.coral.service#ExpiredTokenException', message: 'expired' })).toMatchObject({ type: 'authentication_error' });
     expect(errorOf({ message: 'new' }, 'BrandNewException')).toEqual({ message: 'new' });
   });
@@ -35,7 +35,7 @@ describe('bedrockProvider.errorOf', () => {
   });
 
   it("reads the daily token quota (a ThrottlingException) as an exhausted quota", () => {
-    expect(errorOf({ message: 'Too many tokens per day, please wait before trying again.' }, 'ThrottlingException')).toMatchObject({ type: 'insufficient_quota', code: 'rate_limit_error' });
+    expect(errorOf({ message: 'Too many tokens per day, please wait before trying again.' }, 'ThrottlingException')).toMatchObject({ type: 'insufficient_quota', code: 'ThrottlingException', anthropicType: 'rate_limit_error' });
   });
 
   it('keeps no credential of a signature mismatch: only its first paragraph, access key ids masked', () => {

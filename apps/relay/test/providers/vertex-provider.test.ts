@@ -175,7 +175,7 @@ describe('errors', () => {
       code: 'UNAUTHENTICATED',
       type: 'authentication_error',
     });
-    expect(vertexProvider.errorOf(anthropic('overloaded_error', 'Overloaded'), {})).toEqual({ message: 'Overloaded', code: 'overloaded_error', type: 'server_error' });
+    expect(vertexProvider.errorOf(anthropic('overloaded_error', 'Overloaded'), {})).toEqual({ message: 'Overloaded', code: 'overloaded_error', anthropicType: 'overloaded_error', type: 'server_error' });
     expect(vertexProvider.errorOf(Buffer.from('<html>'), {})).toBeUndefined();
   });
 

@@ -69,19 +69,19 @@ const ANTHROPIC_OVERLOADED = 529;
 
 /**
  * The upstream answer a client gets (masked) instead of a gateway error: a 4xx that was not retried
- * or a 429 on the last attempt; on /v1/messages also an Anthropic channel's 529 `overloaded_error`
+ * or a 429 on the last attempt; on /v1/messages also an Anthropic-shaped 529 `overloaded_error`
  * on the last attempt, which Anthropic's SDKs know (docs/api.md 2.9).
  */
 export function relayedUpstreamAnswer(err: unknown, dialect: ErrorDialect): UpstreamHttpError | undefined {
   if (err instanceof UpstreamHttpError) return err;
   if (dialect !== 'anthropic' || !(err instanceof UpstreamExhaustedError)) return undefined;
   const last = err.lastAnswer;
-  return last.status === ANTHROPIC_OVERLOADED && last.channel.dialect === 'anthropic' ? last : undefined;
+  return last.status === ANTHROPIC_OVERLOADED && last.error?.anthropicType !== undefined ? last : undefined;
 }
 
 /** The error body of each client dialect for an upstream answer (message masked). */
 function upstreamErrorBody(err: UpstreamHttpError, dialect: Exclude<ErrorDialect, 'envelope'>, message: string, requestId: string): unknown {
-  const { error, status, channel } = err;
+  const { error, status } = err;
   switch (dialect) {
     case 'openai':
       return {
@@ -95,8 +95,8 @@ function upstreamErrorBody(err: UpstreamHttpError, dialect: Exclude<ErrorDialect
     case 'gemini':
       return { error: { code: status, message, status: typeof error?.status === 'string' ? error.status : grpcStatusName(status) } };
     case 'anthropic': {
-      // An Anthropic channel's own type (kept in `code`, see anthropicErrorOf); others' by status.
-      const type = channel.dialect === 'anthropic' && typeof error?.code === 'string' ? error.code : anthropicErrorType(status);
+      // The upstream's own Anthropic type where it gave one (an Anthropic channel, Claude on a cloud); others' by status.
+      const type = error?.anthropicType ?? anthropicErrorType(status);
       return { type: 'error', error: { type, message } };
     }
   }

@@ -48,6 +48,7 @@ export function anthropicErrorOf(body: Buffer): UpstreamError | undefined {
   if (typeof message === 'string') error.message = message;
   if (typeof type === 'string') {
     error.code = type;
+    error.anthropicType = type;
     error.type = isJsonObject(details) && details.error_code === SPEND_CAP_REACHED ? 'insufficient_quota' : OPENAI_TYPES.get(type);
   }
   return error;

@@ -15,8 +15,8 @@ const failed: AwsErrorKind = { openai: 'server_error', anthropic: 'api_error', s
 const throttled: AwsErrorKind = { openai: 'rate_limit_error', anthropic: 'rate_limit_error', status: 429 };
 
 /**
- * Bedrock runtime's error types (docs/api.md 1.3, 2.12). The Anthropic type goes in `code`: a
- * Bedrock channel speaks Anthropic's dialect, and a Messages client reads its error type from there.
+ * Bedrock runtime's error types (docs/api.md 1.3, 2.12): an OpenAI client sees the AWS type as
+ * `code`, a Messages client the Anthropic type it stands for.
  */
 const AWS_ERRORS = new Map<string, AwsErrorKind>([
   ['ThrottlingException', throttled],
@@ -83,7 +83,8 @@ export function bedrockErrorOf(body: Buffer, headers: IncomingHttpHeaders): Upst
   if (message !== undefined) error.message = message;
   const kind = rawType === undefined ? undefined : AWS_ERRORS.get(typeName(rawType));
   if (kind) {
-    error.code = kind.anthropic;
+    error.code = typeName(rawType!);
+    error.anthropicType = kind.anthropic;
     error.type = kind === throttled && DAILY_QUOTA_TEXT.test(message ?? '') ? 'insufficient_quota' : kind.openai;
   }
   return error;

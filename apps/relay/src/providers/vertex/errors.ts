@@ -8,7 +8,7 @@ import { disablingReason as googleDisablingReason, errorOf as googleErrorOf } fr
  */
 export function errorOf(body: Buffer): UpstreamError | undefined {
   const anthropic = anthropicErrorOf(body);
-  return anthropic?.code === undefined ? googleErrorOf(body) : anthropic;
+  return anthropic?.anthropicType === undefined ? googleErrorOf(body) : anthropic;
 }
 
 /** Google's rules (401 / 403, exhausted billing), then Anthropic's (credit balance, spend limit). */
