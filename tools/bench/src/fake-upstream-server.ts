@@ -8,7 +8,7 @@ import { fakeVertexServiceAccount, startFakeUpstream } from '@modelgate/testing/
 async function main(): Promise<void> {
   const chunks = Number(process.env.FAKE_CHUNKS ?? 20);
   const chunkDelayMs = Number(process.env.FAKE_CHUNK_DELAY_MS ?? 20);
-  const upstream = await startFakeUpstream({ record: false, chunks, chunkDelayMs });
+  const upstream = await startFakeUpstream({ record: false, verifySignatures: false, chunks, chunkDelayMs });
   const serviceAccountFile = process.env.FAKE_VERTEX_SERVICE_ACCOUNT_FILE;
   if (serviceAccountFile) writeFileSync(serviceAccountFile, fakeVertexServiceAccount(upstream.url), { mode: 0o600 });
   process.stdout.write(`${JSON.stringify({ url: upstream.url })}\n`);

@@ -108,6 +108,7 @@ async function writeOversized(res: ServerResponse, head: StreamEvent, bytes: num
 
 export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Promise<FakeUpstream> {
   const record = initial.record ?? true;
+  const verifySignatures = initial.verifySignatures ?? true;
   let settings: FakeSettings = {
     mode: initial.mode ?? 'ok',
     chunks: initial.chunks ?? 5,
@@ -162,7 +163,7 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
     const mode = typeof requested === 'string' && (FAKE_MODES as readonly string[]).includes(requested) ? (requested as FakeMode) : settings.mode;
     const recorded = track(req, res, url, path, body, json, provider.dialect, mode);
 
-    const refused = await provider.checkRequest?.(recorded);
+    const refused = await provider.checkRequest?.(recorded, { verifySignatures });
     if (refused) return sendJson(res, refused);
     if (!json) return sendJson(res, provider.invalidJson);
     if (mode === 'reset') {

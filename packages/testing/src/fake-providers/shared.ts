@@ -86,9 +86,14 @@ export interface FakeUpstreamOptions {
   vertexTokenTtlSeconds?: number;
   /** Keep every request in `requests` (default true; the benchmark turns it off). */
   record?: boolean;
+  /**
+   * Check request signatures (SigV4) by signing again (default true; the benchmark turns it off:
+   * re-signing costs the fake more than the relay spends signing, which skews the relay's figures).
+   */
+  verifySignatures?: boolean;
 }
 
-export type FakeSettings = Required<Omit<FakeUpstreamOptions, 'record'>>;
+export type FakeSettings = Required<Omit<FakeUpstreamOptions, 'record' | 'verifySignatures'>>;
 
 export interface RecordedRequest {
   method: string;
@@ -194,7 +199,7 @@ export interface FakeProvider {
    * A refusal decided before the body is answered and before any mode (required headers and query
    * parameters, credentials, signatures); may fill `request.cloud`.
    */
-  checkRequest?(request: RecordedRequest): ErrorReply | undefined | Promise<ErrorReply | undefined>;
+  checkRequest?(request: RecordedRequest, options: { verifySignatures: boolean }): ErrorReply | undefined | Promise<ErrorReply | undefined>;
   /** The answer to a body that is not a JSON object. */
   invalidJson: ErrorReply;
   /** The provider's error replies; the modes without one are not plain errors. */
