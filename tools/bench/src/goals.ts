@@ -18,7 +18,7 @@ const relayCpuOf = (result: { cpuPerRequest?: CpuCost[] } | undefined): number |
  * The relay's CPU per chat call (pass-through and translated), whole answers and streams,
  * against its CPU per completions call of the same shape; its CPU per whole answer through a cloud
  * channel (Bedrock's SigV4 and Converse, Vertex's access token) against its CPU per OpenAI
- * pass-through chat call; and (issues 12, 13, 15) no chunk of any kind's stream at N connections
+ * pass-through chat call; and no chunk of any kind's stream at N connections
  * held back. CPU is judged on the relay target (nothing else in front of it), else on the edge target.
  */
 export function chatGoalChecks(targets: TargetResult[], connections: number): Check[] {
@@ -68,7 +68,7 @@ export function chatGoalChecks(targets: TargetResult[], connections: number): Ch
   return checks;
 }
 
-/** The issues' targets, each met or missed, judged on the last run (RSS growth across runs). */
+/** The targets, each met or missed, judged on the last run (RSS growth across runs). */
 export function goalChecks(runs: RunResult[], settings: Settings): Check[] {
   const last = runs.at(-1);
   if (!last) return [];
