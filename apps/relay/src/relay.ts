@@ -26,7 +26,7 @@ import { RelayMetrics } from './features/metrics/metrics';
 import { OptionsCache } from './features/options/options-cache';
 import { RelayService } from './features/relay/service';
 import { UpstreamClient } from './features/upstream/client';
-import { providerFor } from './providers/registry';
+import { forgetUnloadedChannels, providerFor } from './providers/registry';
 
 /**
  * The relay's Redis connection, once connected (rejects when Redis cannot be reached: the hot path
@@ -71,7 +71,7 @@ export function createRelay({ env, logger, prisma, redis }: RelayInfra): Relay {
 
   const keys = new KeyCache(new KeyRepository(prisma));
   const channelRepository = new ChannelRepository(prisma);
-  const channels = new ChannelCache(channelRepository, env.CRYPTO_SECRET, env.CHANNEL_COOLDOWN_MS, logger, providerFor);
+  const channels = new ChannelCache(channelRepository, env.CRYPTO_SECRET, env.CHANNEL_COOLDOWN_MS, logger, providerFor, forgetUnloadedChannels);
   const options = new OptionsCache(prisma);
   const balances = new BalanceMirror(billingRedis, keysOfBilling, ledgerRepository, instanceId, {
     logger,

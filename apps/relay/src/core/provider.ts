@@ -138,6 +138,11 @@ export interface Provider {
    * again with a fresh one before the refusal counts against it. False: the key itself was refused.
    */
   credentialRejected?(channel: UpstreamTarget, call: UpstreamCall): boolean;
+  /**
+   * Drops what the provider keeps per channel (parsed keys, signers, access tokens) for the channels
+   * not in `loaded`: a deleted channel's credentials do not stay in memory.
+   */
+  forgetChannels?(loaded: ReadonlySet<number>): void;
   /** The error an upstream error answer reports, or undefined when it is not one. */
   errorOf(body: Buffer, headers: IncomingHttpHeaders): UpstreamError | undefined;
   /**

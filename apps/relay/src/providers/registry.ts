@@ -25,3 +25,8 @@ const PROVIDERS: Readonly<Partial<Record<ChannelType, Provider>>> = {
 export function providerFor(type: ChannelType): Provider | undefined {
   return PROVIDERS[type];
 }
+
+/** Tells every provider which channels are loaded, so it forgets what it kept for the others. */
+export function forgetUnloadedChannels(loaded: ReadonlySet<number>): void {
+  for (const provider of Object.values(PROVIDERS)) provider.forgetChannels?.(loaded);
+}

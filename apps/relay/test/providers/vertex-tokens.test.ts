@@ -244,6 +244,19 @@ describe('the token cache', () => {
     expect(exchange).toHaveBeenCalledTimes(4);
   });
 
+  it('forgets the key files and tokens of channels no longer loaded', async () => {
+    const exchange: jest.Mock<Promise<AccessToken>> = jest.fn(async () => ({ token: `tok-${exchange.mock.calls.length}`, expiresInSeconds: 3600 }));
+    const tokens = new AccessTokens(exchange, clock);
+    const kept = channel(keyFile(), 1);
+    const deleted = channel(keyFile(), 2);
+    await tokens.authorization(kept);
+    await tokens.authorization(deleted);
+    tokens.forgetChannels(new Set([1]));
+    expect(await tokens.authorization(kept)).toBe('Bearer tok-1');
+    expect(await tokens.authorization(deleted)).toBe('Bearer tok-3');
+    expect(exchange).toHaveBeenCalledTimes(3);
+  });
+
   it('reads the key file once per channel key', () => {
     const tokens = new AccessTokens(jest.fn(), clock);
     const target = channel(keyFile());

@@ -195,11 +195,14 @@ export class ChannelCache {
     private readonly logger: Logger,
     /** The registry: the provider of a channel type, undefined for a type this relay does not know. */
     private readonly providerOf: (type: ChannelType) => Provider | undefined,
+    /** Told the loaded channels' ids after each reload (providers forget the others' credentials). */
+    private readonly onReload: (loaded: ReadonlySet<number>) => void = () => undefined,
   ) {}
 
   async reload(): Promise<void> {
     const rows = await this.repository.findAll();
     this.channels = rows.map((row) => this.toRecord(row)).filter((c): c is ChannelRecord => c !== null);
+    this.onReload(new Set(this.channels.map((channel) => channel.id)));
     this.rebuild();
   }
 

@@ -56,6 +56,11 @@ function credentialOf(channel: UpstreamTarget): Credential {
   };
 }
 
+/** Forgets the credentials of the channels no longer loaded. */
+export function forgetBedrockChannels(loaded: ReadonlySet<number>): void {
+  for (const id of credentials.keys()) if (!loaded.has(id)) credentials.delete(id);
+}
+
 function cachedCredential(channel: UpstreamTarget): Credential {
   const cached = credentials.get(channel.id);
   const region = channel.settings.region;

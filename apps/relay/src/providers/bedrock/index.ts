@@ -1,6 +1,6 @@
 import { CHANNEL_TYPE, CHANNEL_TYPES } from '@modelgate/schemas';
 import type { ChatWire, Provider, UpstreamTarget } from '../../core/provider';
-import { authorizeBedrock } from './auth';
+import { authorizeBedrock, forgetBedrockChannels } from './auth';
 import { bedrockCall } from './call';
 import { converseRequestOf } from './converse-request';
 import { converseResponseOf } from './converse-response';
@@ -36,6 +36,7 @@ export const bedrockProvider: Provider = {
   },
   chat: (channel, upstreamModel) => (isAnthropicModel(upstreamModel) ? invokeChat(channel, upstreamModel) : converseChat(channel, upstreamModel)),
   authorize: authorizeBedrock,
+  forgetChannels: forgetBedrockChannels,
   errorOf: bedrockErrorOf,
   disablingReason: bedrockDisablingReason,
 };

@@ -91,6 +91,11 @@ export class AccessTokens {
     return credentials.authorization !== undefined || credentials.exchange !== undefined;
   }
 
+  /** Forgets the key files and tokens of the channels no longer loaded. */
+  forgetChannels(loaded: ReadonlySet<number>): void {
+    for (const id of this.channels.keys()) if (!loaded.has(id)) this.channels.delete(id);
+  }
+
   /** The exchange under way for the channel, or a new one. */
   private exchangeFor(credentials: ChannelCredentials): Promise<string> {
     // `finally` runs after the assignment, even when the exchange fails at once.

@@ -61,6 +61,7 @@ export function createVertexProvider(tokens: AccessTokens): Provider {
       call.headers.authorization = await tokens.authorization(channel);
     },
     credentialRejected: (channel, call) => tokens.forget(channel, call.headers.authorization),
+    forgetChannels: (loaded) => tokens.forgetChannels(loaded),
     errorOf,
     disablingReason,
   };
