@@ -1,9 +1,11 @@
 import { CpuAccount, type CpuCost } from '../src/process-stats';
 
+/** Burns `ms` of this process's CPU time (not wall time: a busy machine stretches it, never shortens it). */
 function spin(ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    // busy: this process's CPU time grows
+  const start = process.cpuUsage();
+  for (;;) {
+    const used = process.cpuUsage(start);
+    if (used.user + used.system >= ms * 1000) break;
   }
   return Promise.resolve();
 }
