@@ -4,6 +4,15 @@
 export { type FakeUpstream, startFakeUpstream } from './fake-providers/server';
 export { fakePcmBase64 } from './fake-providers/gemini';
 export {
+  FAKE_AUDIO_BYTES_PER_SECOND,
+  FAKE_AUDIO_TOKENS_PER_SECOND,
+  FAKE_FLAGGED_WORD,
+  FAKE_IMAGE_OUTPUT_TOKENS,
+  FAKE_PNG,
+  FAKE_SPEECH_MS_PER_CHARACTER,
+  MODERATION_CATEGORIES,
+} from './fake-providers/openai-media';
+export {
   FAKE_AWS_ACCESS_KEY_ID,
   FAKE_AWS_SECRET_ACCESS_KEY,
   FAKE_AWS_SESSION_ACCESS_KEY_ID,
@@ -26,5 +35,7 @@ export {
   type FakeMode,
   type FakeUpstreamOptions,
   MEDIA_PART_TOKENS,
+  type RecordedFile,
+  type RecordedForm,
   type RecordedRequest,
 } from './fake-providers/shared';

@@ -1,8 +1,9 @@
 // Fake Azure OpenAI: the OpenAI fake's answers behind Azure's routes, key and errors.
-// - POST /openai/deployments/{deployment}/chat/completions | completions | embeddings?api-version=...
+// - POST /openai/deployments/{deployment}/chat/completions | completions | embeddings | images/generations
+//   | images/edits | audio/speech | audio/transcriptions | audio/translations?api-version=...
 //   (api-version required: else 400 MissingApiVersionParameter); the deployment is answered as the
 //   model unless the body names one.
-// - POST /openai/v1/chat/completions | completions | embeddings | responses (the v1 API: no
+// - POST /openai/v1/chat/completions | completions | embeddings | responses and the same media routes (the v1 API: no
 //   api-version, the model in the body).
 // - Key in `api-key` (any non-empty value; missing: 401 "Access denied ..."), recorded as
 //   `cloud: {model: deployment, auth: 'api-key'}`.
@@ -24,8 +25,9 @@ import {
   type Operation,
 } from './shared';
 
-const DEPLOYMENT_ROUTE = /^\/openai\/deployments\/([^/]+)\/(chat\/completions|completions|embeddings)$/;
-const V1_ROUTE = /^\/openai\/v1\/(chat\/completions|completions|embeddings|responses)$/;
+const MEDIA = 'images/generations|images/edits|audio/speech|audio/transcriptions|audio/translations';
+const DEPLOYMENT_ROUTE = new RegExp(`^/openai/deployments/([^/]+)/(chat/completions|completions|embeddings|${MEDIA})$`);
+const V1_ROUTE = new RegExp(`^/openai/v1/(chat/completions|completions|embeddings|responses|${MEDIA})$`);
 
 const reply = (status: number, code: string, message: string): ErrorReply => ({ status, body: { error: { code, message } } });
 
@@ -102,7 +104,8 @@ export const azureProvider: FakeProvider = {
   checkRequest(request) {
     if (!apiKey(request.headers)) return ACCESS_DENIED;
     const deployment = DEPLOYMENT_ROUTE.exec(request.path);
-    const model = deployment ? decodeURIComponent(deployment[1] ?? '') : isObject(request.json) ? request.json.model : undefined;
+    const body = request.form?.fields ?? request.json;
+    const model = deployment ? decodeURIComponent(deployment[1] ?? '') : isObject(body) ? body.model : undefined;
     request.cloud = { model: typeof model === 'string' ? model : undefined, auth: 'api-key' };
     if (deployment && !new URL(request.url, 'http://fake').searchParams.get('api-version')) return MISSING_API_VERSION;
     return undefined;

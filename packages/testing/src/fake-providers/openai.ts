@@ -1,5 +1,5 @@
-// Fake OpenAI: POST /v1/completions, /v1/chat/completions, /v1/responses and /v1/embeddings, key in
-// `Authorization: Bearer`. Deterministic answers (integration tests assert on them):
+// Fake OpenAI: POST /v1/completions, /v1/chat/completions, /v1/responses and /v1/embeddings (and the
+// media endpoints of openai-media.ts), key in `Authorization: Bearer`. Deterministic answers (integration tests assert on them):
 // - Text: `chunks` pieces of " hello" (default 5), capped by `max_tokens` / `max_completion_tokens`;
 //   chat finish_reason `length` when capped, else `stop` (completions: always `stop`, as before).
 // - Prompt tokens: one per word of every text (system and developer messages, tool results and the
@@ -56,6 +56,7 @@ import {
   toolToCall,
   wordsIn,
 } from './shared';
+import { MEDIA_OPERATIONS } from './openai-media';
 
 const SEPARATOR = '\n\n';
 const DONE = `data: [DONE]${SEPARATOR}`;
@@ -419,7 +420,8 @@ export const openAiProvider: FakeProvider = {
     if (path.endsWith('/v1/completions')) return completion;
     if (path.endsWith('/v1/responses')) return responses;
     if (path.endsWith('/v1/embeddings')) return embeddings;
-    return undefined;
+    const v1 = path.lastIndexOf('/v1/');
+    return v1 === -1 ? undefined : MEDIA_OPERATIONS.get(path.slice(v1 + 4));
   },
   apiKey: bearerToken,
   invalidJson: { status: 400, body: error('We could not parse the JSON body of your request.', 'invalid_request_error', null) },

@@ -1,6 +1,7 @@
 // The one HTTP server behind every fake provider: routes POSTs by path to the provider modules,
-// records each request, runs the provider's request check (credentials, signatures), picks the mode
-// (body field `fake_mode`, header `x-fake-mode`, else the server's, set by `setMode`) and plays the
+// records each request (multipart/form-data bodies parsed into `form`), runs the provider's request
+// check (credentials, signatures), picks the mode (body or form field `fake_mode`, header
+// `x-fake-mode`, else the server's, set by `setMode`) and plays the
 // faults every provider shares. Also the upstream of `pnpm bench`, so the success path stays lean.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,6 +30,7 @@ import {
   SSE_FRAMING,
   type StreamAnswer,
   type StreamEvent,
+  type UploadedFile,
   type WholeAnswer,
 } from './shared';
 import { VERTEX_TOKEN_PATH, vertexAnthropicProvider, vertexGeminiProvider, vertexTokenRoute } from './vertex';
@@ -84,6 +86,27 @@ function parseObject(body: Buffer): JsonObject | undefined {
   } catch {
     return undefined;
   }
+}
+
+interface ParsedForm {
+  fields: Record<string, string>;
+  files: UploadedFile[];
+}
+
+/** A multipart/form-data body parsed by the platform's WHATWG `Request` (the fake may hold uploads whole); undefined when broken. */
+async function parseForm(body: Buffer, contentType: string): Promise<ParsedForm | undefined> {
+  let entries: FormData;
+  try {
+    entries = await new Request('http://fake/', { method: 'POST', headers: { 'content-type': contentType }, body }).formData();
+  } catch {
+    return undefined;
+  }
+  const form: ParsedForm = { fields: {}, files: [] };
+  for (const [name, value] of entries) {
+    if (typeof value === 'string') form.fields[name] = value;
+    else form.files.push({ name, filename: value.name, size: value.size, contentType: value.type, bytes: Buffer.from(await value.arrayBuffer()) });
+  }
+  return form;
 }
 
 function routeOf(path: string): { provider: FakeProvider; operation: Operation } | undefined {
@@ -158,14 +181,21 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
     const route = req.method === 'POST' ? routeOf(path) : undefined;
     if (!route) return sendJson(res, { status: 404, body: { error: { message: `no route ${req.method} ${path}` } } });
     const { provider, operation } = route;
-    const json = parseObject(body);
-    const requested = json?.[MODE_FIELD] ?? req.headers[MODE_HEADER];
+    const contentType = req.headers['content-type'] ?? '';
+    const form = contentType.startsWith('multipart/form-data') ? await parseForm(body, contentType) : undefined;
+    const json = form ? undefined : parseObject(body);
+    const input = form?.fields ?? json;
+    const requested = input?.[MODE_FIELD] ?? req.headers[MODE_HEADER];
     const mode = typeof requested === 'string' && (FAKE_MODES as readonly string[]).includes(requested) ? (requested as FakeMode) : settings.mode;
     const recorded = track(req, res, url, path, body, json, provider.dialect, mode);
+    if (form) {
+      const files = form.files.map(({ name, filename, size, contentType: type }) => ({ name, filename, size, contentType: type }));
+      recorded.form = { fields: form.fields, files };
+    }
 
     const refused = await provider.checkRequest?.(recorded, { verifySignatures });
     if (refused) return sendJson(res, refused);
-    if (!json) return sendJson(res, provider.invalidJson);
+    if (!input) return sendJson(res, provider.invalidJson);
     if (mode === 'reset') {
       req.socket.destroy();
       return;
@@ -175,7 +205,7 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
     const failure = provider.faults[mode]?.(key);
     if (failure) return sendJson(res, failure);
     sequence += 1;
-    const answer = operation(json, { settings, sequence, withUsage: mode !== 'noUsage' });
+    const answer = operation(input, { settings, sequence, withUsage: mode !== 'noUsage', form });
     if (answer.stream) return stream(req, res, provider, answer, mode, recorded);
     // A provider's own refusal (status not 200) goes out as it is; the faults break successes only.
     if (answer.status === 200 && mode !== 'ok') {
@@ -207,7 +237,7 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
     const chunkDelayMs = mode === 'slowDrip' && settings.chunkDelayMs === 0 ? 200 : settings.chunkDelayMs;
     const cut = MID_STREAM_FAULTS.has(mode) ? Math.min(answer.cutAfter, events.length) : -1;
     const framing = provider.framing ?? SSE_FRAMING;
-    res.writeHead(200, { ...answer.headers, 'content-type': framing.contentType, 'cache-control': 'no-cache' });
+    res.writeHead(200, { ...answer.headers, 'content-type': answer.contentType ?? framing.contentType, 'cache-control': 'no-cache' });
     for (let i = 0; ; i++) {
       if (res.destroyed) return;
       if (i === cut) {

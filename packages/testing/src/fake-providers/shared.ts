@@ -107,6 +107,8 @@ export interface RecordedRequest {
   dialect: Dialect;
   /** What a cloud route read from the request (filled as the credentials are checked). */
   cloud?: CloudRequest;
+  /** A multipart/form-data body as parsed (the media routes); `json` is then undefined. */
+  form?: RecordedForm;
   mode: FakeMode;
   /** Chunks (stream pieces) written so far. */
   chunksSent: number;
@@ -115,6 +117,25 @@ export interface RecordedRequest {
   closedAt?: number;
   /** The whole answer was written. */
   completed: boolean;
+}
+
+/** A multipart/form-data body: its text fields (the last of a repeated name) and its files in order. */
+export interface RecordedForm {
+  fields: Record<string, string>;
+  files: RecordedFile[];
+}
+
+export interface RecordedFile {
+  /** The form field (`image`, `image[]`, `mask`, `file`). */
+  name: string;
+  filename: string;
+  size: number;
+  contentType: string;
+}
+
+/** An uploaded file with its bytes, as the operations read it. */
+export interface UploadedFile extends RecordedFile {
+  bytes: Buffer;
 }
 
 /** What a cloud route read from the request. */
@@ -163,6 +184,8 @@ export interface StreamAnswer {
   errorEvent?: StreamEvent;
   /** More response headers (Bedrock's `x-amzn-bedrock-content-type`). */
   headers?: Record<string, string>;
+  /** The content type when it is not the provider's stream framing's (audio bytes). */
+  contentType?: string;
 }
 
 export type Answer = WholeAnswer | StreamAnswer;
@@ -173,9 +196,11 @@ export interface AnswerContext {
   sequence: number;
   /** False in `noUsage` mode. */
   withUsage: boolean;
+  /** The files of a multipart body (its text fields are the operation's body). */
+  form?: { files: UploadedFile[] };
 }
 
-/** Builds the answer of one route from the parsed request body. */
+/** Builds the answer of one route from the parsed request body (JSON, or a multipart body's text fields). */
 export type Operation = (body: JsonObject, context: AnswerContext) => Answer;
 
 export interface ErrorReply {
