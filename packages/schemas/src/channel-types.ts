@@ -179,6 +179,11 @@ export function isChannelType(type: number): type is ChannelType {
   return Object.hasOwn(CHANNEL_TYPES, type);
 }
 
+/** Whether the type has no default address, so a channel of it needs its own base URL (Azure's endpoint). */
+export function needsBaseUrl(type: ChannelType): boolean {
+  return CHANNEL_TYPES[type].defaultBaseUrl === '';
+}
+
 /** The base URL a channel actually uses: its own, or its type's default for its settings. */
 export function channelBaseUrl(channel: { type: ChannelType; baseUrl: string; settings?: ChannelSettings }): string {
   const own = channel.baseUrl.trim();

@@ -9,6 +9,7 @@ import {
   type ChannelView,
   checkChannelSettings,
   isChannelType,
+  needsBaseUrl,
 } from '@modelgate/schemas';
 import type { AccountDeps } from '../../deps';
 import { nowMs, unixSeconds } from '../../lib/clock';
@@ -91,7 +92,7 @@ function checkCredentialAndAddress(type: ChannelType, key: string | undefined, b
   const facts = CHANNEL_TYPES[type];
   const problem = key === undefined ? undefined : facts.checkKey?.(key);
   if (problem) throw new AppError('invalid_request', `key: ${problem} (${facts.label})`, { param: 'key' });
-  if (facts.defaultBaseUrl === '' && baseUrl.trim() === '') {
+  if (needsBaseUrl(type) && baseUrl.trim() === '') {
     throw new AppError('invalid_request', `base_url: ${facts.label} channels need their endpoint as base_url`, { param: 'base_url' });
   }
 }

@@ -10,6 +10,7 @@ import {
   type ChannelSettings,
   type ChannelType,
   isChannelType,
+  needsBaseUrl,
   VERTEX_DEFAULT_REGION,
 } from '@modelgate/schemas/channel-types';
 import { CHANNEL_STATUS } from '@modelgate/schemas/domain';
@@ -69,7 +70,7 @@ function typeProblems(type: ChannelType, values: { key: string; base_url: string
   const problems: { field: ChannelFormField; message: string }[] = [];
   const keyProblem = values.key === '' ? undefined : facts.checkKey?.(values.key);
   if (keyProblem) problems.push({ field: 'key', message: keyProblem });
-  if (facts.defaultBaseUrl === '' && values.base_url.trim() === '') {
+  if (needsBaseUrl(type) && values.base_url.trim() === '') {
     problems.push({ field: 'base_url', message: `${facts.label} channels need their endpoint here${endpointExample(type)}` });
   }
   const settings = checkChannelSettings(type, settingsOf(type, values));
@@ -210,7 +211,7 @@ export function settingFieldsOf(type: ChannelType): (FieldCopy & { key: TextSett
  */
 export function baseUrlFieldOf(type: ChannelType, region: string): Omit<FieldCopy, 'label'> {
   const facts = CHANNEL_TYPES[type];
-  if (facts.defaultBaseUrl === '') {
+  if (needsBaseUrl(type)) {
     return { placeholder: ENDPOINT_EXAMPLES[type] ?? '', hint: `Required: the ${facts.label} endpoint${endpointExample(type)}`, required: true };
   }
   const typed = region.trim();
