@@ -15,10 +15,23 @@ export type ChannelType = (typeof CHANNEL_TYPE)[keyof typeof CHANNEL_TYPE];
 export type Dialect = 'openai' | 'anthropic' | 'gemini';
 
 /**
- * The client-facing operations of the relay (docs/api.md 2.1-2.10). A channel serves a surface
- * natively (same dialect: passed through) or through the internal chat form (translated).
+ * The client-facing operations of the relay (docs/api.md 2.1-2.13). A channel serves a surface
+ * natively (same dialect: passed through) or through the internal form (translated).
  */
-export type RelaySurface = 'completions' | 'chat' | 'embeddings' | 'gemini' | 'messages' | 'responses';
+export type RelaySurface =
+  | 'completions'
+  | 'chat'
+  | 'embeddings'
+  | 'gemini'
+  | 'messages'
+  | 'responses'
+  | MediaSurface;
+
+/** The media and other non-chat surfaces (docs/api.md 2.13), billed per unit where no tokens are reported (2.14). */
+export type MediaSurface = 'images' | 'image_edits' | 'speech' | 'transcriptions' | 'translations' | 'moderations' | 'rerank';
+
+/** OpenAI's image and audio surfaces, which types 1 and 3 pass through (docs/api.md 2.13). */
+const OPENAI_MEDIA_SURFACES = ['images', 'image_edits', 'speech', 'transcriptions', 'translations'] as const;
 
 /** A channel's optional `settings` object (docs/api.md 3.3, 2.12). */
 export interface ChannelSettings {
@@ -117,7 +130,7 @@ export const CHANNEL_TYPES: Readonly<Record<ChannelType, ChannelTypeFacts>> = {
     label: 'OpenAI-compatible',
     dialect: 'openai',
     defaultBaseUrl: 'https://api.openai.com',
-    surfaces: ['completions', 'chat', 'embeddings', 'messages', 'responses'],
+    surfaces: ['completions', 'chat', 'embeddings', 'messages', 'responses', ...OPENAI_MEDIA_SURFACES, 'moderations', 'rerank'],
     settings: ['responses'],
     keyHint: 'API key (sent as Authorization: Bearer)',
   },
@@ -126,7 +139,7 @@ export const CHANNEL_TYPES: Readonly<Record<ChannelType, ChannelTypeFacts>> = {
     label: 'Azure OpenAI',
     dialect: 'openai',
     defaultBaseUrl: '',
-    surfaces: ['completions', 'chat', 'embeddings', 'messages', 'responses'],
+    surfaces: ['completions', 'chat', 'embeddings', 'messages', 'responses', ...OPENAI_MEDIA_SURFACES],
     settings: ['api_version'],
     keyHint: 'The resource key (sent as api-key); base URL https://<resource>.openai.azure.com; models are deployment names',
   },
@@ -144,7 +157,7 @@ export const CHANNEL_TYPES: Readonly<Record<ChannelType, ChannelTypeFacts>> = {
     label: 'Gemini',
     dialect: 'gemini',
     defaultBaseUrl: 'https://generativelanguage.googleapis.com',
-    surfaces: ['gemini', 'chat', 'embeddings', 'messages', 'responses'],
+    surfaces: ['gemini', 'chat', 'embeddings', 'messages', 'responses', 'images'],
     settings: [],
     keyHint: 'API key (sent as x-goog-api-key)',
   },
@@ -166,7 +179,7 @@ export const CHANNEL_TYPES: Readonly<Record<ChannelType, ChannelTypeFacts>> = {
     dialect: 'gemini',
     defaultBaseUrl: 'https://{region}-aiplatform.googleapis.com (global: https://aiplatform.googleapis.com)',
     defaultBaseUrlFor: (settings) => vertexBaseUrl(settings.region ?? VERTEX_DEFAULT_REGION),
-    surfaces: ['gemini', 'chat', 'messages', 'responses'],
+    surfaces: ['gemini', 'chat', 'messages', 'responses', 'images'],
     settings: ['region', 'project_id'],
     keyHint: 'The service account key file (JSON)',
     checkKey: checkServiceAccountKey,

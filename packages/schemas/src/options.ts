@@ -187,6 +187,17 @@ export const DEFAULT_MODEL_RATIO: Record<string, number> = {
   // Gemini API and about USD 0.10 per 1M tokens on Vertex AI (USD 0.025 per 1M characters).
   'gemini-embedding-001': 0.075,
   'text-embedding-004': 0.05,
+  // Media models that report tokens (docs/api.md 2.14), USD per 1M input / output: gpt-image-1 text
+  // 5 / image 40, gpt-image-1-mini 2 / 8, gpt-4o-transcribe audio 6 / text 10, gpt-4o-mini-transcribe
+  // 3 / 5, gpt-4o-mini-tts text 0.60 / audio 12, gemini-2.5-flash-image 0.30 / image 30,
+  // gemini-3-pro-image-preview 2 / image 120.
+  'gpt-image-1': 2.5,
+  'gpt-image-1-mini': 1,
+  'gpt-4o-transcribe': 3,
+  'gpt-4o-mini-transcribe': 1.5,
+  'gpt-4o-mini-tts': 0.3,
+  'gemini-2.5-flash-image': 0.15,
+  'gemini-3-pro-image-preview': 1,
 };
 
 export const DEFAULT_COMPLETION_RATIO: Record<string, number> = {
@@ -219,6 +230,35 @@ export const DEFAULT_COMPLETION_RATIO: Record<string, number> = {
   'gemini-2.5-pro': 8,
   'gemini-2.5-flash-preview-tts': 20,
   'gemini-2.5-pro-preview-tts': 20,
+  'gpt-image-1': 8,
+  'gpt-image-1-mini': 4,
+  'gpt-4o-transcribe': 1.666667,
+  'gpt-4o-mini-transcribe': 1.666667,
+  'gpt-4o-mini-tts': 20,
+  'gemini-2.5-flash-image': 100,
+  'gemini-3-pro-image-preview': 60,
+};
+
+/**
+ * Prices per unit (docs/api.md 2.14, new-api's ModelPrice), USD, for calls no tokens are reported
+ * for; the unit is the surface's: an image (dall-e-3 USD 0.04 at 1024x1024 standard, dall-e-2 USD
+ * 0.02), 1,000 characters of speech (tts-1 USD 15 and tts-1-hd USD 30 per 1M characters,
+ * gpt-4o-mini-tts about USD 0.015 a minute), a minute of audio (whisper-1 USD 0.006; OpenAI's
+ * estimates per minute for the gpt-4o transcribe models, used when an answer reports no tokens),
+ * a rerank request (Cohere USD 2 per 1,000 searches).
+ */
+export const DEFAULT_MODEL_PRICE: Record<string, number> = {
+  'dall-e-3': 0.04,
+  'dall-e-2': 0.02,
+  'tts-1': 0.015,
+  'tts-1-hd': 0.03,
+  'gpt-4o-mini-tts': 0.015,
+  'whisper-1': 0.006,
+  'gpt-4o-transcribe': 0.006,
+  'gpt-4o-mini-transcribe': 0.003,
+  'rerank-v3.5': 0.002,
+  'rerank-english-v3.0': 0.002,
+  'rerank-multilingual-v3.0': 0.002,
 };
 
 /**
@@ -318,6 +358,7 @@ export const OPTION_DEFINITIONS = {
   CacheRatio: { schema: ratioMapOption, default: JSON.stringify(DEFAULT_CACHE_RATIO), secret: false },
   CacheCreationRatio: { schema: ratioMapOption, default: JSON.stringify(DEFAULT_CACHE_CREATION_RATIO), secret: false },
   ModelRatioTiers: { schema: ratioTiersOption, default: JSON.stringify(DEFAULT_MODEL_RATIO_TIERS), secret: false },
+  ModelPrice: { schema: ratioMapOption, default: JSON.stringify(DEFAULT_MODEL_PRICE), secret: false },
   ToolPrice: { schema: ratioMapOption, default: JSON.stringify(DEFAULT_TOOL_PRICE), secret: false },
   GroupRatio: { schema: ratioMapOption, default: JSON.stringify({ default: 1, vip: 1, svip: 1 }), secret: false },
   RetryTimes: { schema: integerOption(0, 10), default: '2', secret: false },

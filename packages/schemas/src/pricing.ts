@@ -102,3 +102,21 @@ export function ratiosFromUsdPer1M(prices: UsdPer1M): ModelRatios {
     cacheCreationRatio: relative(prices.cacheWrite),
   };
 }
+
+/** What one ModelPrice unit is on each surface that has one (docs/api.md 2.14). */
+export type PriceUnit = 'image' | '1k_characters' | 'minute' | 'request';
+
+/**
+ * What a media call's consume row says was billed, under `other` (docs/api.md 2.14): the quantities
+ * the call had (images, speech characters, audio seconds, requests) and, when it was priced per
+ * unit (ModelPrice), the units charged, their unit and USD price each.
+ */
+export interface MediaBilled {
+  images?: number;
+  characters?: number;
+  seconds?: number;
+  requests?: number;
+  units?: number;
+  unit?: PriceUnit;
+  usd_per_unit?: number;
+}

@@ -16,3 +16,23 @@ export function dataUrlContent(url: string): { mediaType: string; data: string }
     return undefined;
   }
 }
+
+/** An image generation request in the internal form, for providers that translate it (docs/api.md 2.13). */
+export interface ImageRequest {
+  prompt: string;
+  /** Images asked for (OpenAI's `n`, 1 when absent). */
+  n: number;
+  /** OpenAI's `size` (`1024x1024`, `1536x1024`, `auto` ...), when the client named one. */
+  size?: string;
+  /** OpenAI's `quality` (`low`, `medium`, `high`, `hd`, `standard`, `auto`), when the client named one. */
+  quality?: string;
+}
+
+/** A translated image answer: the images as base64 with their media type, and the tokens reported. */
+export interface ImageResponse {
+  images: { b64: string; mediaType: string }[];
+  /** Text the model answered beside the images (a Gemini image model may explain or refuse). */
+  text?: string;
+  /** Reported input and output tokens; undefined when the answer reports none. */
+  usage?: { promptTokens: number; completionTokens: number };
+}

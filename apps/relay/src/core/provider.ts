@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ChannelSettings, ChannelTypeFacts, RelaySurface } from '@modelgate/schemas';
 import type { ChatRequest, ChatResponse, ChatStreamEvent, EmbeddingRequest, EmbeddingResponse } from './chat';
+import type { ImageRequest, ImageResponse } from './media';
 
 /** What a provider reads of a channel to address and authenticate it. */
 export interface UpstreamTarget {
@@ -125,6 +126,15 @@ export interface Provider {
     request(channel: UpstreamTarget, upstreamModel: string, request: EmbeddingRequest): UpstreamCall;
     /** A 2xx answer (parsed JSON). Throws UpstreamFailure('other') when it is not one. */
     response(body: unknown): EmbeddingResponse;
+  };
+  /**
+   * Image generation through the internal form (docs/api.md 2.13), for providers whose image models
+   * are asked otherwise than OpenAI's images API (Gemini's `generateContent` with image output).
+   */
+  images?: {
+    request(channel: UpstreamTarget, upstreamModel: string, request: ImageRequest): UpstreamCall;
+    /** A 2xx answer (parsed JSON). Throws UpstreamFailure('other') when it is not one. */
+    response(body: unknown): ImageResponse;
   };
   /**
    * Completes a built call's authentication (request signing, a token from a cached exchange);
