@@ -8,4 +8,5 @@ export * from './embeddings';
 export * from './generate-content';
 export * from './messages';
 export * from './responses';
+export * from './media';
 export * from './operations';
