@@ -12,6 +12,10 @@ import type { ChannelCache } from './features/channels/channel-cache';
 import { chatCompletionsRoute } from './endpoints/chat-completions/router';
 import { responsesRoute } from './endpoints/responses/router';
 import { embeddingsRoute } from './endpoints/embeddings/router';
+import { imageEditsRoute, imageGenerationsRoute } from './endpoints/images/router';
+import { speechRoute, transcriptionsRoute, translationsRoute } from './endpoints/audio/router';
+import { moderationsRoute } from './endpoints/moderations/router';
+import { rerankRoute } from './endpoints/rerank/router';
 import { completionsRoute } from './endpoints/completions/router';
 import { geminiRoute } from './endpoints/gemini/router';
 import { countTokensRoute, messagesRoute } from './endpoints/messages/router';
@@ -109,6 +113,13 @@ export function createRelayApp(deps: RelayDeps): RequestListener {
       chatCompletionsRoute(deps),
       responsesRoute(deps),
       embeddingsRoute(deps),
+      imageGenerationsRoute(deps),
+      imageEditsRoute(deps),
+      speechRoute(deps),
+      transcriptionsRoute(deps),
+      translationsRoute(deps),
+      moderationsRoute(deps),
+      rerankRoute(deps),
       geminiRoute(deps),
       messagesRoute(deps),
       countTokensRoute(deps),

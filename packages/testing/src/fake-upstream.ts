@@ -2,13 +2,11 @@
 // Anthropic, Gemini, Azure OpenAI, AWS Bedrock and Google Vertex AI (see fake-providers/ for each
 // one's routes and deterministic answers).
 export { type FakeUpstream, startFakeUpstream } from './fake-providers/server';
-export { fakePcmBase64 } from './fake-providers/gemini';
+export { FAKE_GEMINI_IMAGE_TOKENS, fakePcmBase64 } from './fake-providers/gemini';
 export {
   FAKE_AUDIO_BYTES_PER_SECOND,
   FAKE_AUDIO_TOKENS_PER_SECOND,
-  FAKE_FLAGGED_WORD,
   FAKE_IMAGE_OUTPUT_TOKENS,
-  FAKE_PNG,
   FAKE_SPEECH_MS_PER_CHARACTER,
   MODERATION_CATEGORIES,
 } from './fake-providers/openai-media';
@@ -24,7 +22,9 @@ export {
   type CloudRequest,
   DEFAULT_EMBEDDING_DIMENSIONS,
   type Dialect,
+  FAKE_FLAGGED_WORD,
   FAKE_MODES,
+  FAKE_PNG,
   FAKE_TEXT_PIECE,
   FAKE_THOUGHT,
   FAKE_THOUGHT_TOKENS,

@@ -4,6 +4,9 @@ import Anthropic from '@anthropic-ai/sdk';
 import { ApiError, FunctionCallingConfigMode, GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import {
+  FAKE_FLAGGED_WORD,
+  FAKE_GEMINI_IMAGE_TOKENS,
+  FAKE_PNG,
   FAKE_TEXT_PIECE,
   FAKE_THOUGHT,
   FAKE_TOOL_ARGUMENT_PIECES,
@@ -541,6 +544,51 @@ describe('Gemini (@google/genai)', () => {
   it('counts tokens', async () => {
     const counted = await genai().models.countTokens({ model: 'gemini-2.5-flash', contents: 'one two three four' });
     expect(counted.totalTokens).toBe(4);
+  });
+
+  it('draws an image with text beside it for an image model, the aspect ratio asked recorded', async () => {
+    const response = await genai().models.generateContent({
+      model: 'gemini-2.5-flash-image',
+      contents: 'a red fox',
+      config: { responseModalities: ['TEXT', 'IMAGE'], imageConfig: { aspectRatio: '3:2' } },
+    });
+    expect(response.candidates?.[0]?.content?.parts).toEqual([{ text: FAKE_TEXT_PIECE }, { inlineData: { mimeType: 'image/png', data: FAKE_PNG.toString('base64') } }]);
+    expect(response.data).toBe(FAKE_PNG.toString('base64'));
+    expect(response.candidates?.[0]?.finishReason).toBe('STOP');
+    expect(response.usageMetadata).toMatchObject({
+      promptTokenCount: 3,
+      candidatesTokenCount: 1 + FAKE_GEMINI_IMAGE_TOKENS,
+      totalTokenCount: 3 + 1 + FAKE_GEMINI_IMAGE_TOKENS,
+      candidatesTokensDetails: [{ modality: 'TEXT', tokenCount: 1 }, { modality: 'IMAGE', tokenCount: FAKE_GEMINI_IMAGE_TOKENS }],
+    });
+    expect(fake.requests[0]).toMatchObject({
+      path: '/v1beta/models/gemini-2.5-flash-image:generateContent',
+      json: { generationConfig: { responseModalities: ['TEXT', 'IMAGE'], imageConfig: { aspectRatio: '3:2' } } },
+    });
+  });
+
+  it(`answers an image prompt containing "${FAKE_FLAGGED_WORD}" without an image (IMAGE_SAFETY)`, async () => {
+    const response = await genai().models.generateContent({
+      model: 'gemini-2.5-flash-image',
+      contents: `${FAKE_FLAGGED_WORD} the fox`,
+      config: { responseModalities: ['TEXT', 'IMAGE'] },
+    });
+    expect(response.candidates).toEqual([expect.objectContaining({ finishReason: 'IMAGE_SAFETY' })]);
+    expect(response.candidates?.[0]?.content).toBeUndefined();
+    expect(response.usageMetadata).toMatchObject({ promptTokenCount: 3, candidatesTokenCount: 0 });
+  });
+
+  it.each([
+    ['several candidates', { candidateCount: 2 }, 'Multiple candidates is not enabled for models/gemini-2.5-flash-image'],
+    ['an aspect ratio it does not draw', { imageConfig: { aspectRatio: '7:4' } }, 'Unsupported aspect ratio: 7:4'],
+  ])('refuses %s for an image model with 400 INVALID_ARGUMENT', async (_, config, message) => {
+    const failure = await genai().models.generateContent({
+      model: 'gemini-2.5-flash-image',
+      contents: 'a red fox',
+      config: { responseModalities: ['TEXT', 'IMAGE'], ...config },
+    }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(ApiError);
+    expect(failure).toMatchObject({ status: 400, message: expect.stringContaining(message) });
   });
 
   it.each([

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { ChannelSettings, ChannelTypeFacts, RelaySurface } from '@modelgate/schemas';
 import type { ChatRequest, ChatResponse, ChatStreamEvent, EmbeddingRequest, EmbeddingResponse } from './chat';
 import type { ImageRequest, ImageResponse } from './media';
@@ -32,12 +33,29 @@ export interface StreamFraming {
   end(): SseEvent[];
 }
 
+/** A request body produced while it is sent (a multipart upload, docs/api.md 2.13), readable again for a retry. */
+export interface StreamedBody {
+  readonly contentType: string;
+  /** Its length when known before sending (the upload is whole); sent in chunks otherwise. */
+  readonly length: number | undefined;
+  /** A fresh stream of the whole body, for one attempt. */
+  open(): Readable;
+  /** Why the body could not be completed (the client left, it grew too large), once known. */
+  failure(): Error | undefined;
+}
+
+export type UpstreamBody = Buffer | string | StreamedBody;
+
+export function isStreamedBody(body: UpstreamBody): body is StreamedBody {
+  return typeof body === 'object' && !Buffer.isBuffer(body);
+}
+
 /** One upstream HTTP request (POST to the channel's origin). */
 export interface UpstreamCall {
   /** The path, the channel's `pathPrefix` included, query string included where the API needs one. */
   path: string;
   headers: Record<string, string>;
-  body: Buffer | string;
+  body: UpstreamBody;
   /** How a streamed answer is framed; server-sent events when absent. */
   framing?: () => StreamFraming;
 }
@@ -91,7 +109,7 @@ export type NativeOperation = RelaySurface | 'count_tokens';
 /** A client's request as a provider forwards it in the same dialect. */
 export interface ClientRequest {
   /** The client's body with `model` set to the upstream model: its own bytes when nothing changes. */
-  bodyFor(upstreamModel: string): Buffer | string;
+  bodyFor(upstreamModel: string): UpstreamBody;
   /** The parsed body, for a provider that edits more than the model. Read only. */
   readonly json: Readonly<Record<string, unknown>>;
   readonly stream: boolean;

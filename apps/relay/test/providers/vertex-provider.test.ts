@@ -73,9 +73,18 @@ describe('Gemini models', () => {
     });
   });
 
+  it('translate image generation with the Gemini image body', () => {
+    const call = vertexProvider.images?.request(channel, 'gemini-2.5-flash-image', { prompt: 'a fox', n: 1, size: '1536x1024' });
+    expect(call?.path).toBe(`${GLOBAL_MODELS}/google/models/gemini-2.5-flash-image:generateContent`);
+    expect(bodyOf(call)).toEqual({
+      contents: [{ role: 'user', parts: [{ text: 'a fox' }] }],
+      generationConfig: { responseModalities: ['TEXT', 'IMAGE'], imageConfig: { aspectRatio: '3:2' } },
+    });
+  });
+
   it('serve every surface of the type, only generateContent natively', () => {
-    expect(vertexProvider.surfacesFor?.(channel, GEMINI)).toEqual(['gemini', 'chat', 'messages', 'responses']);
-    for (const operation of ['chat', 'messages', 'responses', 'completions', 'embeddings', 'count_tokens'] as const) {
+    expect(vertexProvider.surfacesFor?.(channel, GEMINI)).toEqual(['gemini', 'chat', 'messages', 'responses', 'images']);
+    for (const operation of ['chat', 'messages', 'responses', 'images', 'completions', 'embeddings', 'count_tokens'] as const) {
       expect(vertexProvider.native(operation, channel, GEMINI)).toBeUndefined();
     }
   });

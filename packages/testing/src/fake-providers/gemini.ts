@@ -17,13 +17,23 @@
 //   (not in candidatesTokenCount, in totalTokenCount).
 // - Text-to-speech (`responseModalities` containing AUDIO): `fakePcmBase64(audioMs)` as
 //   `audio/L16;codec=pcm;rate=24000`, 25 audio tokens per second.
+// - Image models (a model named `*-image*`, `responseModalities` containing IMAGE): one text piece,
+//   then `{inlineData: {mimeType: "image/png", data: FAKE_PNG}}`; candidatesTokenCount one for the
+//   text plus `FAKE_GEMINI_IMAGE_TOKENS` for the image. A prompt containing `FAKE_FLAGGED_WORD`
+//   gets no image: a candidate without content, finishReason IMAGE_SAFETY, no candidate tokens. As
+//   Gemini does, 400 INVALID_ARGUMENT for `candidateCount` above 1 or an `imageConfig.aspectRatio`
+//   it does not draw. Streams: the whole answer in one chunk.
 // - Embeddings: `fakeEmbedding(text of the parts, outputDimensionality ?? 8)` per content; no usage
 //   (the Gemini API reports none for embeddings). countTokens: `{totalTokens}` counted as above.
 import type { IncomingHttpHeaders } from 'node:http';
 import {
+  type Answer,
   asArray,
   embeddingDimensions,
+  errorAnswer,
   type ErrorReply,
+  FAKE_FLAGGED_WORD,
+  FAKE_PNG,
   FAKE_THOUGHT,
   FAKE_THOUGHT_TOKENS,
   FAKE_TOOL_ARGUMENTS,
@@ -47,6 +57,9 @@ const CONTENT_TYPE = 'application/json; charset=UTF-8';
 const AUDIO_TOKENS_PER_SECOND = 25;
 const SAMPLE_RATE = 24_000;
 const SAFETY_RATINGS = [{ category: 'HARM_CATEGORY_HARASSMENT', probability: 'NEGLIGIBLE' }];
+const ASPECT_RATIOS = ['1:1', '2:3', '3:2', '3:4', '4:3', '4:5', '5:4', '9:16', '16:9', '21:9'];
+/** Output tokens of one image of a Gemini image model (Gemini's figure at 1024x1024, the same at every aspect ratio). */
+export const FAKE_GEMINI_IMAGE_TOKENS = 1290;
 
 const error = (code: number, message: string, status: string) => ({ error: { code, message, status } });
 export const reply = (code: number, message: string, status: string): ErrorReply => ({ status: code, body: error(code, message, status) });
@@ -105,21 +118,38 @@ function functionToCall(body: JsonObject): string | undefined {
 
 const data = (payload: unknown): string => `data: ${JSON.stringify(payload)}${SEPARATOR}`;
 
+/** Gemini's refusal of a generation config an image model cannot follow, if any. */
+function imageConfigRefusal(model: string, config: JsonObject): ErrorReply | undefined {
+  if (typeof config.candidateCount === 'number' && config.candidateCount > 1) {
+    return reply(400, `Multiple candidates is not enabled for models/${model}`, 'INVALID_ARGUMENT');
+  }
+  const aspectRatio = isObject(config.imageConfig) ? config.imageConfig.aspectRatio : undefined;
+  if (aspectRatio !== undefined && !ASPECT_RATIOS.includes(String(aspectRatio))) {
+    return reply(400, `Unsupported aspect ratio: ${String(aspectRatio)}. Supported aspect ratios are ${ASPECT_RATIOS.join(', ')}.`, 'INVALID_ARGUMENT');
+  }
+  return undefined;
+}
+
 function generate(model: string, stream: boolean): Operation {
   return (body, { settings, sequence, withUsage }) => {
     const config = isObject(body.generationConfig) ? body.generationConfig : {};
     const prompt = promptTokens(body) + settings.cachedTokens + settings.cacheWriteTokens;
     const responseId = `fake-${sequence}`;
-    const usageMetadata = (candidates: number, modality: 'TEXT' | 'AUDIO', thoughts = 0): JsonObject => ({
-      promptTokenCount: prompt,
-      candidatesTokenCount: candidates,
-      totalTokenCount: prompt + candidates + thoughts,
-      ...(settings.cachedTokens > 0 ? { cachedContentTokenCount: settings.cachedTokens } : {}),
-      ...(thoughts > 0 ? { thoughtsTokenCount: thoughts } : {}),
-      promptTokensDetails: [{ modality: 'TEXT', tokenCount: prompt }],
-      ...(settings.cachedTokens > 0 ? { cacheTokensDetails: [{ modality: 'TEXT', tokenCount: settings.cachedTokens }] } : {}),
-      candidatesTokensDetails: [{ modality, tokenCount: candidates }],
-    });
+    /** `generated`: the candidate tokens of each output modality (TEXT, AUDIO, IMAGE). */
+    const usageMetadata = (generated: Readonly<Record<string, number>>, thoughts = 0): JsonObject => {
+      const details = Object.entries(generated).map(([modality, tokenCount]) => ({ modality, tokenCount }));
+      const candidates = details.reduce((sum, detail) => sum + detail.tokenCount, 0);
+      return {
+        promptTokenCount: prompt,
+        candidatesTokenCount: candidates,
+        totalTokenCount: prompt + candidates + thoughts,
+        ...(settings.cachedTokens > 0 ? { cachedContentTokenCount: settings.cachedTokens } : {}),
+        ...(thoughts > 0 ? { thoughtsTokenCount: thoughts } : {}),
+        promptTokensDetails: [{ modality: 'TEXT', tokenCount: prompt }],
+        ...(settings.cachedTokens > 0 ? { cacheTokensDetails: [{ modality: 'TEXT', tokenCount: settings.cachedTokens }] } : {}),
+        candidatesTokensDetails: details,
+      };
+    };
     // Grounding with Google Search: the finished candidate tells what was searched and found.
     const grounded = asArray(body.tools).some((tool) => isObject(tool) && (isObject(tool.googleSearch) || isObject(tool.google_search)));
     const groundingMetadata = {
@@ -127,9 +157,9 @@ function generate(model: string, stream: boolean): Operation {
       searchEntryPoint: { renderedContent: '<div>fake search</div>' },
       groundingChunks: [{ web: { uri: 'https://example.com/fake', title: 'example.com' } }],
     };
-    const response = (parts: JsonObject[], finishReason?: string, usage?: JsonObject): JsonObject => ({
+    const response = (parts: JsonObject[] | undefined, finishReason?: string, usage?: JsonObject): JsonObject => ({
       candidates: [{
-        content: { parts, role: 'model' },
+        ...(parts ? { content: { parts, role: 'model' } } : {}),
         index: 0,
         ...(finishReason ? { finishReason, safetyRatings: SAFETY_RATINGS } : {}),
         ...(finishReason && grounded ? { groundingMetadata } : {}),
@@ -139,11 +169,22 @@ function generate(model: string, stream: boolean): Operation {
       responseId,
     });
 
-    if (asArray(config.responseModalities).includes('AUDIO')) {
+    // Generated media comes whole, streamed in one chunk.
+    const inOnePiece = (whole: JsonObject): Answer => (stream ? { stream: true, events: [data(whole)], cutAfter: 2 } : jsonAnswer(whole, CONTENT_TYPE));
+    const modalities = asArray(config.responseModalities);
+
+    if (modalities.includes('AUDIO')) {
       const tokens = Math.ceil((settings.audioMs / 1000) * AUDIO_TOKENS_PER_SECOND);
       const audio = { inlineData: { mimeType: `audio/L16;codec=pcm;rate=${SAMPLE_RATE}`, data: fakePcmBase64(settings.audioMs) } };
-      const whole = response([audio], 'STOP', usageMetadata(tokens, 'AUDIO'));
-      return stream ? { stream: true, events: [data(whole)], cutAfter: 2 } : jsonAnswer(whole, CONTENT_TYPE);
+      return inOnePiece(response([audio], 'STOP', usageMetadata({ AUDIO: tokens })));
+    }
+
+    if (model.includes('-image') && modalities.includes('IMAGE')) {
+      const refusal = imageConfigRefusal(model, config);
+      if (refusal) return errorAnswer(refusal);
+      if (promptText(body).toLowerCase().includes(FAKE_FLAGGED_WORD)) return inOnePiece(response(undefined, 'IMAGE_SAFETY', usageMetadata({})));
+      const image = { inlineData: { mimeType: 'image/png', data: FAKE_PNG.toString('base64') } };
+      return inOnePiece(response([{ text: settings.textPiece }, image], 'STOP', usageMetadata({ TEXT: 1, IMAGE: FAKE_GEMINI_IMAGE_TOKENS })));
     }
 
     const thoughts = isObject(config.thinkingConfig) && config.thinkingConfig.includeThoughts === true;
@@ -152,7 +193,7 @@ function generate(model: string, stream: boolean): Operation {
     const call = functionToCall(body);
     if (call) {
       const callPart = { functionCall: { name: call, args: FAKE_TOOL_ARGUMENTS } };
-      const usage = usageMetadata(FAKE_TOOL_CALL_TOKENS, 'TEXT', thoughtTokens);
+      const usage = usageMetadata({ TEXT: FAKE_TOOL_CALL_TOKENS }, thoughtTokens);
       if (!stream) return jsonAnswer(response(thoughts ? [thoughtPart, callPart] : [callPart], 'STOP', usage), CONTENT_TYPE);
       const events = thoughts ? [data(response([thoughtPart]))] : [];
       return { stream: true, events: [...events, data(response([callPart], 'STOP', usage))], cutAfter: events.length };
@@ -160,7 +201,7 @@ function generate(model: string, stream: boolean): Operation {
 
     const { pieces, capped } = textPieces(settings, config.maxOutputTokens);
     const finishReason = capped ? 'MAX_TOKENS' : 'STOP';
-    const usage = usageMetadata(pieces, 'TEXT', thoughtTokens);
+    const usage = usageMetadata({ TEXT: pieces }, thoughtTokens);
     if (!stream) {
       const text = { text: settings.textPiece.repeat(pieces) };
       return jsonAnswer(response(thoughts ? [thoughtPart, text] : [text], finishReason, usage), CONTENT_TYPE);
@@ -177,6 +218,8 @@ function generate(model: string, stream: boolean): Operation {
 
 const textOf = (content: unknown): string =>
   partsOf(content).map((part) => (isObject(part) && typeof part.text === 'string' ? part.text : '')).join(' ');
+
+const promptText = (body: JsonObject): string => asArray(body.contents).map(textOf).join(' ');
 
 const embeddingOf = (request: JsonObject) => ({ values: fakeEmbedding(textOf(request.content), embeddingDimensions(request.outputDimensionality)) });
 

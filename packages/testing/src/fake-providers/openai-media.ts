@@ -27,6 +27,8 @@ import {
   type Answer,
   type AnswerContext,
   asArray,
+  FAKE_FLAGGED_WORD,
+  FAKE_PNG,
   isObject,
   type JsonObject,
   jsonAnswer,
@@ -37,15 +39,12 @@ import {
   wordsIn,
 } from './shared';
 
-/** A 1x1 transparent PNG: every image the fake answers. */
-export const FAKE_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 /** Output tokens of one gpt-image image by `quality` (OpenAI's figures for 1024x1024). */
 export const FAKE_IMAGE_OUTPUT_TOKENS: Readonly<Record<string, number>> = { low: 272, medium: 1056, high: 4160 };
 export const FAKE_SPEECH_MS_PER_CHARACTER = 50;
 /** How long an uploaded file without a WAV header lasts: this many bytes a second. */
 export const FAKE_AUDIO_BYTES_PER_SECOND = 16_000;
 export const FAKE_AUDIO_TOKENS_PER_SECOND = 10;
-export const FAKE_FLAGGED_WORD = 'kill';
 export const MODERATION_CATEGORIES = [
   'harassment',
   'harassment/threatening',

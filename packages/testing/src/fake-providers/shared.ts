@@ -270,6 +270,10 @@ export const FAKE_TOOL_ARGUMENTS = { city: 'Paris' } as const;
 export const FAKE_TOOL_ARGUMENT_PIECES = ['{"city":', '"Paris"}'] as const;
 /** The completion tokens of a tool call. */
 export const FAKE_TOOL_CALL_TOKENS = 10;
+/** A 1x1 transparent PNG: every image the fakes answer (OpenAI images, Gemini image models). */
+export const FAKE_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+/** The word that flags a text for moderation, and that blocks a Gemini image model's image. */
+export const FAKE_FLAGGED_WORD = 'kill';
 /** Prompt tokens of one image / audio / file part. */
 export const MEDIA_PART_TOKENS = 258;
 /** Vector length of an embedding when the request names none. */

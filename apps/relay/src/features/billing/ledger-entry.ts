@@ -1,3 +1,4 @@
+import type { MediaBilled } from '@modelgate/schemas';
 import type { ToolCharge } from './pricing';
 
 /** One settled request, as queued in Redis and written as one consume row of the `logs` ledger. */
@@ -37,6 +38,8 @@ export interface LedgerEntry {
   tierAbovePromptTokens?: number;
   /** Server tool -> its calls, USD each and quota, included in `quota` (docs/api.md 2.14). */
   serverTools?: Record<string, ToolCharge>;
+  /** A media call: what it had and, priced per unit, the units charged (docs/api.md 2.14). */
+  media?: MediaBilled;
 }
 
 /** The fields entries queued by relays older than docs/api.md 2.11 do not have. */

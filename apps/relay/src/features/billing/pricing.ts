@@ -1,5 +1,5 @@
 import { AppError } from '@modelgate/errors';
-import { type OptionValues, type Price, pricedAt, ratiosOf } from '@modelgate/schemas';
+import { groupRatioOf, type MediaBilled, type OptionValues, type PriceUnit, type Price, priceAtTier, pricedAt, ratiosOf, tierOf } from '@modelgate/schemas';
 import type { ChatUsage, ServerToolCalls } from '../../core/chat';
 
 /** Token counts as charged: `promptTokens` includes the cached and cache-write ones (docs/api.md 2.6). */
@@ -50,7 +50,7 @@ export function checkToolPrices(options: OptionValues, offered: readonly Offered
   for (const { tool, param } of offered) {
     const usd = options.ToolPrice.get(tool);
     if (usd === undefined) throw new AppError('model_price_error', `server tool ${tool} has no price configured (ToolPrice)`, { param });
-    oneCallEach += toolQuota(options, usd, 1, groupRatio);
+    oneCallEach += usdQuota(options, usd, 1, groupRatio);
   }
   return oneCallEach;
 }
@@ -68,9 +68,9 @@ export interface ToolCharge {
   quota: number;
 }
 
-/** round(USD x calls x GroupRatio x QuotaPerUnit) (docs/api.md 2.14). */
-function toolQuota(options: OptionValues, usdEach: number, count: number, groupRatio: number): number {
-  return Math.round(usdEach * count * groupRatio * options.QuotaPerUnit);
+/** round(USD x units x GroupRatio x QuotaPerUnit) (docs/api.md 2.14): server tool calls, media units. */
+function usdQuota(options: OptionValues, usdEach: number, units: number, groupRatio: number): number {
+  return Math.round(usdEach * units * groupRatio * options.QuotaPerUnit);
 }
 
 /**
@@ -84,7 +84,126 @@ export function toolChargesFor(options: OptionValues, calls: ServerToolCalls | u
     if (count <= 0) continue;
     const usdEach = options.ToolPrice.get(tool) ?? 0;
     charges ??= {};
-    charges[tool] = { count, usdEach, quota: toolQuota(options, usdEach, count, groupRatio) };
+    charges[tool] = { count, usdEach, quota: usdQuota(options, usdEach, count, groupRatio) };
   }
   return charges;
+}
+
+/** What a settled call costs and the prices its consume row records (docs/api.md 2.11, 2.14). */
+export interface SettledCharge {
+  quota: number;
+  /** The ratios charged (a long-context tier's where the prompt reached one); 0 for a call priced per unit. */
+  modelRatio: number;
+  completionRatio: number;
+  groupRatio: number;
+  cacheRatio: number;
+  cacheCreationRatio: number;
+  tierAbovePromptTokens?: number;
+  serverTools?: Record<string, ToolCharge>;
+  /** A media call: what it had and, priced per unit, the units and their price. */
+  media?: MediaBilled;
+}
+
+/** A token-priced call's charge: its tokens at the ratios of the tier the prompt reached, and its server tools. */
+export function tokenCharge(options: OptionValues, price: Price, usage: ChatUsage): SettledCharge {
+  const tier = tierOf(price, usage.promptTokens);
+  const charged = priceAtTier(price, tier);
+  const serverTools = toolChargesFor(options, usage.serverToolCalls, price.groupRatio);
+  let quota = chargeFor(price, usage);
+  for (const tool in serverTools) quota += serverTools[tool]!.quota;
+  return {
+    quota,
+    modelRatio: charged.modelRatio,
+    completionRatio: charged.completionRatio,
+    groupRatio: price.groupRatio,
+    cacheRatio: price.cacheRatio,
+    cacheCreationRatio: price.cacheCreationRatio,
+    tierAbovePromptTokens: tier?.above_prompt_tokens,
+    serverTools,
+  };
+}
+
+/** Units of a call priced per unit (docs/api.md 2.14), and what they count, as the log row shows it. */
+export interface MeteredUse {
+  units: number;
+  billed: Pick<MediaBilled, 'images' | 'characters' | 'seconds' | 'requests'>;
+}
+
+/**
+ * How a media call is priced (docs/api.md 2.14): by the tokens its answer reports where the model
+ * has a ModelRatio, otherwise by ModelPrice per unit.
+ */
+export interface Metering {
+  unit: PriceUnit;
+  /** Whether answers of this call can report tokens (a ModelRatio prices them). */
+  tokenPriced: boolean;
+  /** The units known before the call (reserved, and charged when the answer tells no more). */
+  estimate: MeteredUse;
+  /** Moderations: free when the model has no price at all, instead of refused. */
+  freeUnlessPriced?: boolean;
+}
+
+/** What a metered call's answer reported, as its delivery says. */
+export interface MeteredDelivery {
+  usage: ChatUsage;
+  tokensReported?: boolean;
+  metered?: MeteredUse;
+}
+
+/** A media call's prices (docs/api.md 2.14): its token ratios where answers report tokens, its price per unit. */
+export interface MeteredPrice {
+  tokens?: Price;
+  usdPerUnit?: number;
+  groupRatio: number;
+}
+
+/**
+ * The prices of a metered call; 400 `model_price_error` when the model has neither a ModelRatio its
+ * answers' tokens could be priced with nor a ModelPrice (moderations are free then).
+ */
+export function meteredPriceFor(options: OptionValues, model: string, group: string, metering: Metering): MeteredPrice {
+  const tokens = metering.tokenPriced ? ratiosOf(options, model, group) : undefined;
+  const usdPerUnit = options.ModelPrice.get(model);
+  if (!tokens && usdPerUnit === undefined && !metering.freeUnlessPriced) {
+    throw new AppError('model_price_error', `model ${model} has no price configured`);
+  }
+  return { tokens, usdPerUnit, groupRatio: groupRatioOf(options, group) };
+}
+
+/** The reservation of a metered call: the larger of its token estimate and its units' price, as either may apply. */
+export function meteredReservation(options: OptionValues, price: MeteredPrice, estimate: ChargedTokens, metering: Metering): number {
+  const byTokens = price.tokens ? chargeFor(price.tokens, estimate) : 0;
+  const byUnits = price.usdPerUnit === undefined ? 0 : usdQuota(options, price.usdPerUnit, metering.estimate.units, price.groupRatio);
+  return Math.max(byTokens, byUnits);
+}
+
+/**
+ * docs/api.md 2.14: tokens the answer reported, at the model's ratios; otherwise the units (the
+ * answer's, else the request's) at ModelPrice; a model priced by tokens only whose answer reported
+ * none is charged its estimate; free when the model has no price (moderations).
+ */
+export function meteredCharge(
+  options: OptionValues,
+  price: MeteredPrice,
+  metering: Metering,
+  estimate: ChargedTokens,
+  delivery: MeteredDelivery,
+): SettledCharge {
+  const use = delivery.metered ?? metering.estimate;
+  const tokens = price.tokens;
+  if (tokens && (delivery.tokensReported || price.usdPerUnit === undefined)) {
+    const charge = tokenCharge(options, tokens, delivery.tokensReported ? delivery.usage : { ...delivery.usage, ...estimate });
+    return { ...charge, media: { ...use.billed } };
+  }
+  const usdPerUnit = price.usdPerUnit ?? 0;
+  const unitPriced = price.usdPerUnit === undefined ? {} : { units: use.units, unit: metering.unit, usd_per_unit: usdPerUnit };
+  return {
+    quota: usdQuota(options, usdPerUnit, use.units, price.groupRatio),
+    modelRatio: 0,
+    completionRatio: 0,
+    groupRatio: price.groupRatio,
+    cacheRatio: 1,
+    cacheCreationRatio: 1,
+    media: { ...use.billed, ...unitPriced },
+  };
 }

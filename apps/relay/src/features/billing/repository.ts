@@ -18,8 +18,10 @@ function unique(values: number[]): number[] {
   return [...new Set(values)].sort((a, b) => a - b);
 }
 
-/** The ratios the charge was computed with; the cache ones only when such tokens were charged. */
+/** The prices the charge was computed with: units at a unit price, or ratios (the cache ones only when such tokens were charged). */
 function ratiosOf(entry: LedgerEntry): string {
+  const media = entry.media;
+  if (media?.unit !== undefined) return `${media.units} ${media.unit} x USD ${media.usd_per_unit}, group ratio ${entry.groupRatio}`;
   const ratios = [`model ratio ${entry.modelRatio}`, `completion ratio ${entry.completionRatio}`, `group ratio ${entry.groupRatio}`];
   if (entry.cachedTokens > 0) ratios.push(`cache ratio ${entry.cacheRatio}`);
   if (entry.cacheWriteTokens > 0) ratios.push(`cache creation ratio ${entry.cacheCreationRatio}`);
@@ -67,6 +69,8 @@ function consumeRowOf(entry: LedgerEntry): ConsumeRow {
       // docs/api.md 2.11, 2.14: the long-context tier charged, and the server tools' calls and quota.
       ...(entry.tierAbovePromptTokens === undefined ? {} : { tier_above_prompt_tokens: entry.tierAbovePromptTokens }),
       ...(entry.serverTools === undefined ? {} : { server_tools: serverToolsOf(entry.serverTools) }),
+      // docs/api.md 2.14: what a media call had (images, characters, seconds, requests) and its units.
+      ...entry.media,
     },
   };
 }

@@ -6,7 +6,7 @@ import type { UpstreamResponse } from '../upstream/client';
 import type { CallerSignal } from '../upstream/caller-signal';
 import type { ChatUsage } from '../../core/chat';
 import type { Provider, StreamFraming, UpstreamCall } from '../../core/provider';
-import type { OfferedTool } from '../billing/pricing';
+import type { MeteredUse, Metering, OfferedTool } from '../billing/pricing';
 
 /** What reached the client, and what it is billed for (docs/api.md 2.11: every count the charge uses). */
 export interface Delivery {
@@ -16,6 +16,10 @@ export interface Delivery {
   billable: boolean;
   /** The upstream broke a stream after the client's first byte (the client was told in-stream). */
   streamFailure?: AppError;
+  /** A metered call (RelayCall.metering): whether the answer reported tokens (`usage` then holds them). */
+  tokensReported?: boolean;
+  /** A metered call: the units the answer showed (images made, seconds heard), when it tells more than the request. */
+  metered?: MeteredUse;
 }
 
 /**
@@ -78,4 +82,6 @@ export interface RelayCall extends ChannelCall {
   promptTokens(): number;
   /** The server tools the request offers (docs/api.md 2.14); each needs a ToolPrice. */
   readonly serverTools?: readonly OfferedTool[];
+  /** Set for a media call priced per unit where its answer reports no tokens (docs/api.md 2.14). */
+  readonly metering?: Metering;
 }

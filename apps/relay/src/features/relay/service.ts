@@ -1,11 +1,20 @@
 import { AppError } from '@modelgate/errors';
-import { CredentialRefused, type Provider } from '../../core/provider';
+import { CredentialRefused, isStreamedBody, type Provider, type UpstreamCall } from '../../core/provider';
 import { describeError } from '@modelgate/http';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from '@modelgate/logger';
-import { type CacheInvalidation, type Price, priceAtTier, tierOf } from '@modelgate/schemas';
+import type { CacheInvalidation, OptionValues } from '@modelgate/schemas';
 import type { BalanceMirror, BillingAccount } from '../billing/balances';
-import { chargeFor, checkToolPrices, priceFor, toolChargesFor } from '../billing/pricing';
+import {
+  chargeFor,
+  checkToolPrices,
+  meteredCharge,
+  meteredPriceFor,
+  meteredReservation,
+  priceFor,
+  type SettledCharge,
+  tokenCharge,
+} from '../billing/pricing';
 import type { ChannelCache, ChannelPlan, ChannelRecord } from '../channels/channel-cache';
 import type { ChannelRepository } from '../channels/repository';
 import { type AuthContext, checkAllowLists } from '../keys/authenticate';
@@ -69,10 +78,7 @@ export class RelayService {
     const startedAt = Date.now();
     const trace: CallTrace = { requestId: req.requestId, userId: auth.user.id, model: call.model };
     const plan = await this.route(req, auth, call);
-    const options = this.deps.options.values;
-    const price = priceFor(options, call.model, auth.group);
-    // One call of each offered server tool is reserved; the reported calls are charged (docs/api.md 2.14).
-    const reserved = chargeFor(price, call.estimate) + checkToolPrices(options, call.serverTools ?? [], price.groupRatio);
+    const { reserved, chargeOf } = this.pricing(this.deps.options.values, call, auth.group);
     const account: BillingAccount = { userId: auth.user.id, tokenId: auth.key.id, limitedToken: !auth.key.unlimitedQuota };
     await this.deps.balances.reserve(account, reserved);
 
@@ -88,7 +94,28 @@ export class RelayService {
       await this.deps.balances.release(account, reserved);
       return;
     }
-    await this.settle(req, auth, account, call, price, reserved, outcome.channel, outcome.delivery, startedAt);
+    await this.settle(req, auth, account, call, reserved, chargeOf(outcome.delivery), outcome.channel, outcome.delivery, startedAt);
+  }
+
+  /**
+   * What the call reserves, and how its delivery is charged (docs/api.md 2.5, 2.11, 2.14); throws
+   * 400 `model_price_error` for a model, or an offered server tool, without a price.
+   */
+  private pricing(options: OptionValues, call: RelayCall, group: string): { reserved: number; chargeOf: (delivery: Delivery) => SettledCharge } {
+    const { metering } = call;
+    if (metering) {
+      const price = meteredPriceFor(options, call.model, group, metering);
+      return {
+        reserved: meteredReservation(options, price, call.estimate, metering),
+        chargeOf: (delivery) => meteredCharge(this.deps.options.values, price, metering, call.estimate, delivery),
+      };
+    }
+    const price = priceFor(options, call.model, group);
+    // One call of each offered server tool is reserved; the reported calls are charged (docs/api.md 2.14).
+    return {
+      reserved: chargeFor(price, call.estimate) + checkToolPrices(options, call.serverTools ?? [], price.groupRatio),
+      chargeOf: (delivery) => tokenCharge(this.deps.options.values, price, delivery.usage),
+    };
   }
 
   /**
@@ -135,8 +162,9 @@ export class RelayService {
       const upstreamModel = channel.modelMapping.get(call.model) ?? call.model;
       const local = call.answerLocally?.({ res, signal, startedAt, channel, upstreamModel, provider });
       if (local) return { channel, series, delivery: local };
+      let request: UpstreamCall | undefined;
       try {
-        const request = call.upstreamRequest(channel, upstreamModel, provider);
+        request = call.upstreamRequest(channel, upstreamModel, provider);
         if (provider.authorize) await provider.authorize(channel, request);
         const context = { res, signal, startedAt, channel, upstreamModel, provider, framing: request.framing };
         const sentAt = performance.now();
@@ -174,6 +202,9 @@ export class RelayService {
         }
         if (!(err instanceof UpstreamFailure)) throw err;
         if (err.kind === 'aborted' || signal.aborted) throw new ClientGone();
+        // The client's upload broke (too large, malformed): the client's failure, not the channel's.
+        const uploadFailure = request && isStreamedBody(request.body) ? request.body.failure() : undefined;
+        if (uploadFailure) throw uploadFailure;
         series.error(err.kind);
         this.deps.logger.warn({ ...trace, channelId: channel.id, failure: err.kind }, 'upstream attempt failed');
         if (err.kind === 'timeout') throw new AppError('upstream_timeout', 'the upstream did not answer in time');
@@ -256,18 +287,14 @@ export class RelayService {
     auth: AuthContext,
     account: BillingAccount,
     call: RelayCall,
-    price: Price,
     reserved: number,
+    charge: SettledCharge,
     channel: ChannelRecord,
     delivery: Delivery,
     startedAt: number,
   ): Promise<void> {
-    const { promptTokens, completionTokens, cachedTokens, cacheWriteTokens, reasoningTokens, serverToolCalls } = delivery.usage;
-    const tier = tierOf(price, promptTokens);
-    const charged = priceAtTier(price, tier);
-    const serverTools = toolChargesFor(this.deps.options.values, serverToolCalls, price.groupRatio);
-    let quota = chargeFor(price, delivery.usage);
-    for (const tool in serverTools) quota += serverTools[tool]!.quota;
+    const { promptTokens, completionTokens, cachedTokens, cacheWriteTokens, reasoningTokens } = delivery.usage;
+    const { quota } = charge;
     const now = Date.now();
     this.sequence += 1;
     await this.deps.balances.settle(account, reserved, {
@@ -291,13 +318,14 @@ export class RelayService {
       requestId: req.requestId,
       createdAt: now,
       group: auth.group,
-      modelRatio: charged.modelRatio,
-      completionRatio: charged.completionRatio,
-      groupRatio: price.groupRatio,
-      cacheRatio: price.cacheRatio,
-      cacheCreationRatio: price.cacheCreationRatio,
-      tierAbovePromptTokens: tier?.above_prompt_tokens,
-      serverTools,
+      modelRatio: charge.modelRatio,
+      completionRatio: charge.completionRatio,
+      groupRatio: charge.groupRatio,
+      cacheRatio: charge.cacheRatio,
+      cacheCreationRatio: charge.cacheCreationRatio,
+      tierAbovePromptTokens: charge.tierAbovePromptTokens,
+      serverTools: charge.serverTools,
+      media: charge.media,
     });
     this.deps.metrics.charged(call.model, quota, promptTokens, completionTokens);
   }

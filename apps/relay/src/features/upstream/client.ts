@@ -1,6 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
 import { isJsonObject } from '../../core/json';
+import { isStreamedBody, type UpstreamBody } from '../../core/provider';
 import type { CallerSignal } from './caller-signal';
 
 export interface UpstreamTimeouts {
@@ -15,8 +17,13 @@ export interface UpstreamRequest {
   origin: string;
   path: string;
   headers: Record<string, string>;
-  body: Buffer | string;
+  body: UpstreamBody;
   signal: CallerSignal;
+}
+
+/** What undici sends: the bytes, or a fresh stream of a streamed body for this attempt. */
+function sentBody(body: UpstreamBody): Buffer | string | Readable {
+  return isStreamedBody(body) ? body.open() : body;
 }
 
 /** An upstream answer whose body is read as it arrives (streams). */
@@ -90,7 +97,7 @@ export class UpstreamClient {
         path: request.path,
         method: 'POST',
         headers: request.headers,
-        body: request.body,
+        body: sentBody(request.body),
         signal: request.signal,
         headersTimeout: this.timeouts.firstByteMs,
         bodyTimeout: this.timeouts.idleMs,
@@ -112,7 +119,7 @@ export class UpstreamClient {
           path: request.path,
           method: 'POST',
           headers: request.headers,
-          body: request.body,
+          body: sentBody(request.body),
           headersTimeout: this.timeouts.firstByteMs,
           bodyTimeout: this.timeouts.idleMs,
         },

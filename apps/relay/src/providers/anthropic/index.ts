@@ -1,5 +1,5 @@
 import { ANTHROPIC_VERSION, CHANNEL_TYPE, CHANNEL_TYPES } from '@modelgate/schemas';
-import type { Provider, UpstreamCall, UpstreamTarget } from '../../core/provider';
+import type { Provider, UpstreamBody, UpstreamCall, UpstreamTarget } from '../../core/provider';
 import { jsonPost } from '../upstream-call';
 import { anthropicDisablingReason, anthropicErrorOf } from './errors';
 import { messagesRequestOf } from './request';
@@ -9,7 +9,7 @@ import { anthropicStreamDecoder } from './stream';
 const facts = CHANNEL_TYPES[CHANNEL_TYPE.anthropic];
 
 /** A POST to an Anthropic channel: its key, and the Messages API version the relay speaks. */
-function anthropicPost(channel: UpstreamTarget, path: string, body: Buffer | string): UpstreamCall {
+function anthropicPost(channel: UpstreamTarget, path: string, body: UpstreamBody): UpstreamCall {
   return jsonPost(channel, path, body, { 'x-api-key': channel.key, 'anthropic-version': ANTHROPIC_VERSION });
 }
 

@@ -1,11 +1,19 @@
 import { AZURE_API_VERSION, CHANNEL_TYPE, CHANNEL_TYPES } from '@modelgate/schemas';
-import type { UpstreamCall, UpstreamTarget } from '../../core/provider';
+import type { UpstreamBody, UpstreamCall, UpstreamTarget } from '../../core/provider';
 import { jsonPost } from '../upstream-call';
 
 export const AZURE_FACTS = CHANNEL_TYPES[CHANNEL_TYPE.azure];
 
 /** The operations Azure serves per deployment, as the path after `/openai/deployments/{deployment}/`. */
-export type DeploymentOperation = 'chat/completions' | 'completions' | 'embeddings';
+export type DeploymentOperation =
+  | 'chat/completions'
+  | 'completions'
+  | 'embeddings'
+  | 'images/generations'
+  | 'images/edits'
+  | 'audio/speech'
+  | 'audio/transcriptions'
+  | 'audio/translations';
 
 /** The v1 API's Responses route: the deployment goes in the body's `model`, no api-version. */
 export const RESPONSES_PATH = '/openai/v1/responses';
@@ -20,6 +28,6 @@ export function deploymentPath(channel: UpstreamTarget, deployment: string, oper
 }
 
 /** A JSON POST to an Azure OpenAI resource, its key in `api-key` (Azure's header, not a bearer token). */
-export function azurePost(channel: UpstreamTarget, path: string, body: Buffer | string): UpstreamCall {
+export function azurePost(channel: UpstreamTarget, path: string, body: UpstreamBody): UpstreamCall {
   return jsonPost(channel, path, body, { 'api-key': channel.key });
 }

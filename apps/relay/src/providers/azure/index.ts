@@ -9,12 +9,18 @@ const DEPLOYMENT_OPERATIONS: Partial<Record<NativeOperation, DeploymentOperation
   completions: 'completions',
   chat: 'chat/completions',
   embeddings: 'embeddings',
+  images: 'images/generations',
+  image_edits: 'images/edits',
+  speech: 'audio/speech',
+  transcriptions: 'audio/transcriptions',
+  translations: 'audio/translations',
 };
 
 /**
  * Channel type 3, Azure OpenAI (docs/api.md 2.12): OpenAI's dialect on a resource's deployments.
- * Completions, chat and embeddings pass through to the deployment's route, Responses to the v1 API
- * with the deployment as `model`; Messages is translated through chat. Azure's answers and errors
+ * Completions, chat, embeddings, images and audio (docs/api.md 2.13) pass through to the
+ * deployment's route, Responses to the v1 API with the deployment as `model`; Messages is
+ * translated through chat. Azure's answers and errors
  * are OpenAI's (its extra filter fields pass through, and the OpenAI readers skip them), so are
  * its rules for disabling a channel.
  */

@@ -1,5 +1,5 @@
 import { CHANNEL_TYPE, CHANNEL_TYPES } from '@modelgate/schemas';
-import type { UpstreamCall, UpstreamTarget } from '../../core/provider';
+import type { UpstreamBody, UpstreamCall, UpstreamTarget } from '../../core/provider';
 import { jsonPost } from '../upstream-call';
 
 export const GEMINI_FACTS = CHANNEL_TYPES[CHANNEL_TYPE.gemini];
@@ -20,6 +20,6 @@ export function geminiCall(channel: UpstreamTarget, upstreamModel: string, metho
 }
 
 /** A POST to a Gemini channel, its key in `x-goog-api-key`. */
-export function geminiPost(channel: UpstreamTarget, path: string, body: Buffer | string): UpstreamCall {
+export function geminiPost(channel: UpstreamTarget, path: string, body: UpstreamBody): UpstreamCall {
   return jsonPost(channel, path, body, { 'x-goog-api-key': channel.key });
 }

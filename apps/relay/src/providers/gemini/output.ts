@@ -41,7 +41,7 @@ function piecesOf(part: unknown): OutputPiece[] {
 }
 
 /** A candidate's parts, or none when it has no content (a filtered candidate has none). */
-function partsOfCandidate(candidate: Record<string, unknown>): unknown[] {
+export function partsOfCandidate(candidate: Record<string, unknown>): unknown[] {
   const content = candidate.content;
   return isJsonObject(content) && Array.isArray(content.parts) ? content.parts : [];
 }

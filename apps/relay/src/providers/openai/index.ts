@@ -12,10 +12,18 @@ const NATIVE_PATHS: Partial<Record<NativeOperation, string>> = {
   chat: '/v1/chat/completions',
   embeddings: '/v1/embeddings',
   responses: '/v1/responses',
+  images: '/v1/images/generations',
+  image_edits: '/v1/images/edits',
+  speech: '/v1/audio/speech',
+  transcriptions: '/v1/audio/transcriptions',
+  translations: '/v1/audio/translations',
+  moderations: '/v1/moderations',
+  rerank: '/v1/rerank',
 };
 
 /**
- * Channel type 1, OpenAI-compatible (docs/api.md 2.6-2.10): OpenAI's operations pass through;
+ * Channel type 1, OpenAI-compatible (docs/api.md 2.6-2.10, 2.13): OpenAI's operations (and Jina /
+ * Cohere rerank) pass through;
  * Responses is translated to chat when the channel's `settings.responses` is `chat` (servers that
  * only have chat completions), as are Messages calls.
  */

@@ -1,6 +1,6 @@
 import { CHANNEL_TYPE, CHANNEL_TYPES, type RelaySurface, VERTEX_DEFAULT_REGION } from '@modelgate/schemas';
 import { cloudMessagesBody } from '../anthropic/cloud-body';
-import { CredentialRefused, type UpstreamCall, type UpstreamTarget } from '../../core/provider';
+import { CredentialRefused, type UpstreamBody, type UpstreamCall, type UpstreamTarget } from '../../core/provider';
 import { jsonPost } from '../upstream-call';
 import type { ServiceAccount } from './service-account';
 
@@ -24,7 +24,7 @@ export type Publisher = 'google' | 'anthropic';
  * (docs/api.md 2.12), its JSON body as given; `authorize` adds the access token. The project is
  * `settings.project_id`, else the key file's. `@` (Claude versions) stays as it is in the path.
  */
-export function vertexPost(channel: UpstreamTarget, account: ServiceAccount, publisher: Publisher, upstreamModel: string, method: string, body: Buffer | string): UpstreamCall {
+export function vertexPost(channel: UpstreamTarget, account: ServiceAccount, publisher: Publisher, upstreamModel: string, method: string, body: UpstreamBody): UpstreamCall {
   const project = channel.settings.project_id ?? account.projectPath;
   if (project === undefined) throw new CredentialRefused('the channel names no Google Cloud project: set settings.project_id or use a key file with project_id');
   const region = channel.settings.region ?? VERTEX_DEFAULT_REGION;

@@ -3,6 +3,7 @@ import { messagesRequestOf } from '../anthropic/request';
 import { chatResponseOf } from '../anthropic/response';
 import { anthropicStreamDecoder } from '../anthropic/stream';
 import { generateContentMethod } from '../gemini/call';
+import { generateImagesBody, imagesResponse } from '../gemini/images';
 import { generateContentBody } from '../gemini/request';
 import { chatResponse } from '../gemini/response';
 import { GeminiStreamDecoder } from '../gemini/stream';
@@ -13,9 +14,9 @@ import { disablingReason, errorOf } from './errors';
 /**
  * Channel type 41, Google Vertex AI (docs/api.md 2.12), authenticated with access tokens from
  * `tokens`. Gemini models speak Gemini: generateContent passes through byte for byte, the rest is
- * translated. Claude models (`claude-*`) speak Anthropic's Messages API through rawPredict:
- * /v1/messages passes through (only the body's `model` and `anthropic_version` change), the rest
- * is translated; they have no generateContent.
+ * translated (image generation too, docs/api.md 2.13). Claude models (`claude-*`) speak
+ * Anthropic's Messages API through rawPredict: /v1/messages passes through (only the body's `model`
+ * and `anthropic_version` change), the rest is translated; they have no generateContent and no images.
  */
 export function createVertexProvider(tokens: AccessTokens): Provider {
   return {
@@ -56,6 +57,14 @@ export function createVertexProvider(tokens: AccessTokens): Provider {
         response: chatResponse,
         stream: () => new GeminiStreamDecoder(),
       };
+    },
+    // Claude models serve no images (CLAUDE_SURFACES): routing never asks them.
+    images: {
+      request: (channel, upstreamModel, request) => {
+        const body = JSON.stringify(generateImagesBody(request));
+        return vertexPost(channel, tokens.accountOf(channel), 'google', upstreamModel, generateContentMethod(false), body);
+      },
+      response: imagesResponse,
     },
     async authorize(channel, call) {
       call.headers.authorization = await tokens.authorization(channel);
