@@ -43,7 +43,7 @@ export function openAIRelayRoute(path: string, deps: RelayRouteDeps, callOf: (ra
 /**
  * An OpenAI-dialect surface taking a multipart upload (docs/api.md 2.13): the key first, then the
  * upload, read as it arrives (see MultipartUpload) until what `callOf` needs is known; the call
- * then streams the rest to the upstream. The upload's spool is removed when the answer is done.
+ * then streams the rest to the upstream. The upload's spool is removed when the call is settled.
  */
 export function multipartRelayRoute(path: string, deps: RelayRouteDeps, callOf: (upload: MultipartUpload) => Promise<RelayCall>): DirectRoute {
   const { keys, keyFailures, maxBodyMb, relay } = deps;
@@ -56,9 +56,13 @@ export function multipartRelayRoute(path: string, deps: RelayRouteDeps, callOf: 
       async (req, res) => {
         if (declaresBodyOver(req, maxBodyMb * 1024 * 1024)) throw requestTooLarge(maxBodyMb);
         const upload = new MultipartUpload(req, { maxBodyMb, spoolDir: tmpdir() });
-        res.once('close', () => void upload.dispose());
-        await upload.ready;
-        await relay.relay(req, res, authContextOf(res), await callOf(upload));
+        try {
+          await upload.ready;
+          await relay.relay(req, res, authContextOf(res), await callOf(upload));
+        } finally {
+          // After settlement, which may read the whole file's duration from the spool.
+          await upload.dispose();
+        }
       },
     ],
   };
