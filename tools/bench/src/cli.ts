@@ -9,17 +9,22 @@ export const USAGE = `pnpm bench [options]
   --duration S          seconds per measured case, default 10 (the N-connection cases run in 5 turns
                         each, taking turns with the cases they are compared with)
   --warmup S            seconds of warm-up at N connections per target and request kind, default 3
-  --connections N       connections of the concurrent, chat and streaming-connection cases, default 50
+  --connections N       connections of the concurrent, whole-answer and streaming-connection cases,
+                        default 50
   --streams N           concurrent streams, default 100
   --stream-rounds N     streams per slot of the concurrent-streams case, default 3
   --chunks N            chunks per streamed answer, default 20
   --chunk-delay-ms N    delay between upstream chunks, default 20
   --targets LIST        subset of upstream,relay,edge,peer (default all; peer when --peer-url is given)
   --cases LIST          subset of single,concurrent,streams,chat,chat-streams,messages,
-                        messages-streams,responses,responses-streams,gemini,gemini-streams,clouds
-                        (default all); clouds: chat through AWS Bedrock (Converse, SigV4) and
-                        generateContent through Google Vertex AI, with the OpenAI chat as baseline
-                        (the fake upstream is not asked them directly: it wants signed calls)
+                        messages-streams,responses,responses-streams,gemini,gemini-streams,clouds,
+                        images,transcription-upload (default all); clouds: chat through AWS Bedrock
+                        (Converse, SigV4) and generateContent through Google Vertex AI, with the
+                        OpenAI chat as baseline (the fake upstream is not asked them directly: it
+                        wants signed calls); images: dall-e-3 generations (b64_json) through the
+                        OpenAI channel, with the OpenAI chat as baseline; transcription-upload:
+                        whisper-1 uploads of a WAV file, one of 20 MB alone (the RSS growth of relay
+                        and edge) and 1 MB ones at 4 connections (CPU per call and per MB)
   --service-env S:K=V   extra environment for one service (repeatable), e.g. relay:LOG_LEVEL=warn
   --node-arg S:ARG      extra node option for one service (repeatable), e.g. relay:--trace-gc
   --cpu-prof            write CPU profiles of relay and edge and summarise them
@@ -44,9 +49,11 @@ export const USAGE = `pnpm bench [options]
  * the OpenAI and the Anthropic channel (passed through on the channel that speaks it, translated on
  * the other); gemini: generateContent through the Gemini channel; clouds: chat through the Bedrock
  * channel (Converse) and generateContent through the Vertex AI one, with the OpenAI pass-through chat
- * as their baseline; each `-streams` case: the same as streams at N connections. The whole-answer
- * cases run in turns together with concurrent, the streaming ones with completions streams as their
- * baseline.
+ * as their baseline; images: image generations through the OpenAI channel, with the same baseline;
+ * each `-streams` case: the same as streams at N connections. The whole-answer cases run in turns
+ * together with concurrent, the streaming ones with completions streams as their baseline.
+ * transcription-upload: multipart audio uploads streamed from disk, a large one alone (the RSS it
+ * adds to the gateway) and small ones at a few connections (CPU per call and per MB).
  */
 export const CASES = [
   'single',
@@ -61,6 +68,8 @@ export const CASES = [
   'gemini',
   'gemini-streams',
   'clouds',
+  'images',
+  'transcription-upload',
 ] as const;
 export type CaseName = (typeof CASES)[number];
 

@@ -3,7 +3,7 @@ import type { Check } from './ledger-check';
 import type { CpuCost } from './process-stats';
 import { TARGET_LABELS, type RssReading, type RunResult, type TargetResult } from './report';
 import { CALL_KINDS, CALL_LABELS, CHAT_KINDS, CLOUD_KINDS } from './requests';
-import { formatNumber } from './stats';
+import { formatDelta, formatNumber } from './stats';
 
 /**
  * Relay CPU per call of a kind at most this many times its CPU per call of the kind's baseline: the
@@ -68,6 +68,26 @@ export function chatGoalChecks(targets: TargetResult[], connections: number): Ch
   return checks;
 }
 
+/** How far one large transcription upload may raise the relay's RSS, MB: it is spooled to disk, not held. */
+export const UPLOAD_RSS_GROWTH_LIMIT_MB = 8;
+
+/** The relay's RSS growth during the large transcription upload, on each target that sampled it, and the upload's success. */
+export function uploadGoalChecks(targets: TargetResult[]): Check[] {
+  return targets.flatMap(({ target, upload }) => {
+    const relay = upload?.rssGrowth.find((reading) => reading.name === 'relay');
+    if (!upload || !relay) return [];
+    const { large } = upload;
+    return [
+      {
+        ok: relay.mb <= UPLOAD_RSS_GROWTH_LIMIT_MB && large.ok === 1 && large.errors === 0,
+        line:
+          `relay RSS growth during one ${upload.largeMb} MB transcription upload, ${TARGET_LABELS[target]}: ` +
+          `${formatDelta(relay.mb, 1)} MB (<= ${UPLOAD_RSS_GROWTH_LIMIT_MB}), ${large.errors} errors`,
+      },
+    ];
+  });
+}
+
 /** The targets, each met or missed, judged on the last run (RSS growth across runs). */
 export function goalChecks(runs: RunResult[], settings: Settings): Check[] {
   const last = runs.at(-1);
@@ -104,6 +124,7 @@ export function goalChecks(runs: RunResult[], settings: Settings): Check[] {
     checks.push({ ok: burst <= 3, line: `edge, ${settings.streams} streams requested at once: first byte +${formatNumber(burst)} ms at the median (<= 3)` });
   }
   checks.push(...chatGoalChecks(last.targets, settings.connections));
+  checks.push(...uploadGoalChecks(last.targets));
   const services = last.rss.filter((r): r is RssReading & { mb: number } => r.name !== 'fake upstream' && r.mb !== undefined);
   if (services.length > 0) {
     const largest = services.reduce((a, b) => (b.mb > a.mb ? b : a));

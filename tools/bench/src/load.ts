@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import type { Readable } from 'node:stream';
 import { Pool } from 'undici';
 import type { CpuCost } from './process-stats';
 import { Samples, type Summary, summarize } from './stats';
@@ -8,8 +9,12 @@ export interface RequestSpec {
   origin: string;
   path: string;
   headers: Record<string, string>;
-  body: string;
+  /** The body, or (an upload) a fresh stream of it for each request. */
+  body: string | (() => Readable);
 }
+
+/** The body of one request of `spec`. */
+export const bodyOf = (spec: RequestSpec): string | Readable => (typeof spec.body === 'string' ? spec.body : spec.body());
 
 export interface LoadResult {
   connections: number;
@@ -29,7 +34,7 @@ export interface LoadResult {
   stealPercent?: number;
 }
 
-const REQUEST_TIMEOUT_MS = 30_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
 
 /**
  * A closed-loop load generator: `connections` keep-alive connections, each sending the next request
@@ -58,16 +63,19 @@ export class RequestLoad {
     });
   }
 
-  async run(durationMs: number): Promise<void> {
+  /** Runs for `durationMs`, or until this run has sent `requests` requests. */
+  async run(durationMs: number, requests = Number.POSITIVE_INFINITY): Promise<void> {
     const { spec, pool } = this;
     const fail = (kind: string) => this.errorCounts.set(kind, (this.errorCounts.get(kind) ?? 0) + 1);
     const started = performance.now();
     const deadline = started + durationMs;
+    let sentInRun = 0;
     const loop = async () => {
-      while (performance.now() < deadline) {
+      while (performance.now() < deadline && sentInRun < requests) {
+        sentInRun += 1;
         const sent = performance.now();
         try {
-          const response = await pool.request({ path: spec.path, method: 'POST', headers: spec.headers, body: spec.body });
+          const response = await pool.request({ path: spec.path, method: 'POST', headers: spec.headers, body: bodyOf(spec) });
           await response.body.arrayBuffer();
           if (response.statusCode >= 200 && response.statusCode < 300) {
             this.ok += 1;
@@ -101,9 +109,9 @@ export class RequestLoad {
   }
 }
 
-/** One run of a request load. */
-export async function runLoad(spec: RequestSpec, connections: number, durationMs: number): Promise<LoadResult> {
+/** One run of a request load, for `durationMs` or until it has sent `requests` requests. */
+export async function runLoad(spec: RequestSpec, connections: number, durationMs: number, requests?: number): Promise<LoadResult> {
   const load = new RequestLoad(spec, connections);
-  await load.run(durationMs);
+  await load.run(durationMs, requests);
   return load.close();
 }

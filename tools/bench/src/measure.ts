@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import type { CaseName, Settings } from './cli';
-import { type LoadResult, RequestLoad, runLoad } from './load';
-import { CpuAccount, type CpuCost, type WatchedProcess, withCpuCost } from './process-stats';
+import { bodyOf, type LoadResult, REQUEST_TIMEOUT_MS, RequestLoad, runLoad } from './load';
+import { CpuAccount, type CpuCost, type WatchedProcess, withCpuCost, withRssGrowth } from './process-stats';
 import type { TargetName, TargetResult } from './report';
 import {
   CALL_LABELS,
@@ -13,10 +13,12 @@ import {
   CLOUD_KINDS,
   DIRECT_KINDS,
   GEMINI_KINDS,
+  IMAGES_KINDS,
   MESSAGES_KINDS,
   RESPONSES_KINDS,
 } from './requests';
 import { runStreamBurst, runStreams, StreamLoad } from './streams';
+import { UPLOAD_CONNECTIONS, uploadCall, withUploadBodies } from './uploads';
 
 export interface Target {
   name: TargetName;
@@ -39,6 +41,7 @@ const WHOLE_CASES = [
   ['gemini', GEMINI_KINDS],
   // With the OpenAI pass-through chat, their baseline.
   ['clouds', ['chat-openai', ...CLOUD_KINDS]],
+  ['images', ['chat-openai', ...IMAGES_KINDS]],
 ] as const satisfies CaseKinds;
 
 /** The kinds each streaming case sends at N connections, in turns with completions streams. */
@@ -53,6 +56,9 @@ const STREAM_CASES = [
 const kindsOf = (cases: CaseKinds, chosen: ReadonlySet<CaseName>, direct: boolean): CallKind[] => [
   ...new Set(cases.flatMap(([name, kinds]) => (chosen.has(name) ? kinds : []))),
 ].filter((kind) => !direct || DIRECT_KINDS.includes(kind));
+
+/** The gateway's processes a call to each target passes: the ones whose RSS an upload must not raise. */
+const PASSED_PROCESSES: Partial<Record<TargetName, readonly string[]>> = { relay: ['relay'], edge: ['edge', 'relay'] };
 
 /** Successful billed calls so far, for the "one consume row per call" check. */
 export class CallCounter {
@@ -95,7 +101,7 @@ async function inTurns<R extends { ok: number; cpuPerRequest?: CpuCost[]; stealP
 async function sanityCheck(call: Call, target: TargetName): Promise<void> {
   const pool = new Pool(call.origin);
   try {
-    const response = await pool.request({ path: call.path, method: 'POST', headers: call.headers, body: call.body });
+    const response = await pool.request({ path: call.path, method: 'POST', headers: call.headers, body: bodyOf(call) });
     const text = await response.body.text();
     if (response.statusCode !== 200 || !call.isAnswer(JSON.parse(text))) {
       throw new Error(`${target} answered ${call.path} with ${response.statusCode}: ${text.slice(0, 300)}`);
@@ -108,8 +114,10 @@ async function sanityCheck(call: Call, target: TargetName): Promise<void> {
 /**
  * Every case of one target: warm-up, 1 connection, then completions and the other whole-answer kinds
  * at N connections in turns, the stream cases, then completions and the other kinds' streams at N
- * connections in turns. Each request kind is checked once and warmed up before its first
- * measurement, so no case pays for another's JIT compilation.
+ * connections in turns, then the transcription uploads: one large upload alone (the RSS of the
+ * gateway processes it passes sampled meanwhile) and small ones at a few connections. Each request
+ * kind is checked once and warmed up before its first measurement, so no case pays for another's
+ * JIT compilation.
  */
 export async function measureTarget(
   target: Target,
@@ -132,11 +140,11 @@ export async function measureTarget(
   const seconds = (ms: number) => `${ms / 1000} s`;
   const load = (call: Call, connections: number): Promise<LoadResult> =>
     withCpuCost(processes, () => runLoad(call, connections, settings.durationMs));
-  const warmedUp = async (call: Call, label: string): Promise<Call> => {
+  const warmedUp = async (call: Call, label: string, connections = settings.connections): Promise<Call> => {
     await sanityCheck(call, target.name);
     counted({ ok: 1 });
     log(`${target.name}: ${label} warm-up ${seconds(settings.warmupMs)}`);
-    counted(await runLoad(call, settings.connections, settings.warmupMs));
+    counted(await runLoad(call, connections, settings.warmupMs));
     return call;
   };
   // Slots start spread over one stream's length, so arrivals are even.
@@ -203,6 +211,21 @@ export async function measureTarget(
       if (kind) streams[kind] = counted(outcome);
     });
     result.streamLoad = streams;
+  }
+  if (cases.has('transcription-upload')) {
+    const passed = processes.filter((watched) => PASSED_PROCESSES[target.name]?.includes(watched.name));
+    result.upload = await withUploadBodies(async ({ small, large }) => {
+      const smallCall = await warmedUp(uploadCall(target.origin, key, small), `transcription uploads of ${small.fileMb} MB`, UPLOAD_CONNECTIONS);
+      // The warm-up's uploads settle first: the reading before the large upload is one at rest.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const sampled = passed.length > 0 ? `, RSS of ${passed.map(({ name }) => name).join(' and ')} sampled` : '';
+      log(`${target.name}: one transcription upload of ${large.fileMb} MB alone${sampled}`);
+      // One request, given as long as a request may take.
+      const alone = await withRssGrowth(passed, () => runLoad(uploadCall(target.origin, key, large), 1, REQUEST_TIMEOUT_MS, 1));
+      log(`${target.name}: transcription uploads of ${small.fileMb} MB, ${UPLOAD_CONNECTIONS} connections, ${seconds(settings.durationMs)}`);
+      const uploads = counted(await load(smallCall, UPLOAD_CONNECTIONS));
+      return { load: uploads, smallMb: small.fileMb, large: counted(alone.result), largeMb: large.fileMb, rssGrowth: alone.rssGrowth };
+    });
   }
   return result;
 }

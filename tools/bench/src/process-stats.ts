@@ -142,3 +142,40 @@ export function readRss(processes: WatchedProcess[]): { name: string; mb: number
   }
   return readings;
 }
+
+/** How much a process's RSS rose while something ran: its peak minus its reading just before, in MB. */
+export interface RssGrowth {
+  name: string;
+  mb: number;
+}
+
+/** Often enough to catch a peak that lasts as long as a buffer is held (a read of /proc costs microseconds). */
+const RSS_SAMPLE_MS = 5;
+
+/**
+ * Runs `run` while sampling each process's RSS (VmRSS, as `rssMb`) every few milliseconds, and
+ * notes on its result how far each rose above its reading just before: what one request (a large
+ * upload) holds resident, not what the process keeps afterwards.
+ */
+export async function withRssGrowth<T>(processes: WatchedProcess[], run: () => Promise<T>): Promise<{ result: T; rssGrowth: RssGrowth[] }> {
+  const before = processes.map((watched) => rssMb(watched.pid));
+  const peak = [...before];
+  const sample = () =>
+    processes.forEach((watched, index) => {
+      const mb = rssMb(watched.pid);
+      if (mb !== undefined && mb > (peak[index] ?? 0)) peak[index] = mb;
+    });
+  const timer = setInterval(sample, RSS_SAMPLE_MS);
+  try {
+    const result = await run();
+    sample();
+    const rssGrowth = processes.flatMap((watched, index) => {
+      const start = before[index];
+      const top = peak[index];
+      return start === undefined || top === undefined ? [] : [{ name: watched.name, mb: top - start }];
+    });
+    return { result, rssGrowth };
+  } finally {
+    clearInterval(timer);
+  }
+}

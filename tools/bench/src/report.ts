@@ -1,9 +1,10 @@
 import type { LoadResult } from './load';
 import type { CpuCost } from './process-stats';
 import { PEER_PROCESS } from './peer';
-import { CALL_KINDS, CALL_LABELS, type CallKind, DIRECT_KINDS } from './requests';
+import { CALL_KINDS, CALL_LABELS, type CallKind, DIRECT_KINDS, MEDIA_MODELS } from './requests';
 import { formatDelta, formatNumber } from './stats';
 import type { StreamResult } from './streams';
+import { UPLOAD_CONNECTIONS, uploadMbPerSecond, type UploadResult } from './uploads';
 
 export const TARGETS = ['upstream', 'relay', 'edge', 'peer'] as const;
 export type TargetName = (typeof TARGETS)[number];
@@ -27,6 +28,8 @@ export interface TargetResult {
   wholeLoad?: Partial<Record<CallKind, LoadResult>>;
   /** Streams at N connections (closed loop: each connection opens the next when one ends), by kind. */
   streamLoad?: Partial<Record<CallKind, StreamResult>>;
+  /** Transcription uploads: small ones at a few connections, one large one alone with the RSS growth. */
+  upload?: UploadResult;
 }
 
 export interface RssReading {
@@ -79,7 +82,8 @@ const gatewayCpuCell = (target: TargetName, result: { cpuPerRequest?: CpuCost[] 
   return us === undefined ? '' : formatNumber(us, 0);
 };
 
-function loadRow(run: number, label: string, target: TargetName, result: LoadResult, direct: LoadResult | undefined): string[] {
+/** A load case; `note` comes first in its notes. */
+function loadRow(run: number, label: string, target: TargetName, result: LoadResult, direct: LoadResult | undefined, note = ''): string[] {
   const isDirect = target === 'upstream' || direct === undefined;
   return [
     String(run),
@@ -92,7 +96,40 @@ function loadRow(run: number, label: string, target: TargetName, result: LoadRes
     isDirect ? '' : formatDelta(result.latency.p50 - direct.latency.p50),
     isDirect ? '' : formatDelta(result.latency.p99 - direct.latency.p99),
     errorsCell(result.errors, result.errorKinds),
-    costNote(result, 'request'),
+    [note, costNote(result, 'request')].filter(Boolean).join('; '),
+  ];
+}
+
+/** The small uploads: the load row, with the rate uploaded and the gateway's CPU per MB. */
+function uploadLoadRow(run: number, target: TargetName, upload: UploadResult, direct: UploadResult | undefined): string[] {
+  const label = `${UPLOAD_CONNECTIONS} connections, transcription uploads of ${upload.smallMb} MB (${MEDIA_MODELS.transcriptions})`;
+  const perMb = (['relay', 'edge'] as const).flatMap((name) => {
+    const us = cpuOf(upload.load, name);
+    return us === undefined ? [] : [`${name} ${formatNumber(us / upload.smallMb, 0)}`];
+  });
+  const note = [`${formatNumber(uploadMbPerSecond(upload.load, upload.smallMb), 0)} MB/s uploaded`, perMb.length > 0 ? `CPU us/MB: ${perMb.join(', ')}` : '']
+    .filter(Boolean)
+    .join('; ');
+  return loadRow(run, label, target, upload.load, direct?.load, note);
+}
+
+/** The large upload alone: its time (in the latency columns), the rate uploaded and how far each gateway process's RSS rose. */
+function largeUploadRow(run: number, target: TargetName, upload: UploadResult, direct: UploadResult | undefined): string[] {
+  const { large } = upload;
+  const isDirect = target === 'upstream' || direct === undefined;
+  const growth = upload.rssGrowth.map((reading) => `${reading.name} ${formatDelta(reading.mb, 1)} MB`).join(', ');
+  return [
+    String(run),
+    `one transcription upload of ${upload.largeMb} MB alone`,
+    TARGET_LABELS[target],
+    '',
+    '',
+    formatNumber(large.latency.p50),
+    '',
+    isDirect ? '' : formatDelta(large.latency.p50 - direct.large.latency.p50),
+    '',
+    errorsCell(large.errors, large.errorKinds),
+    [`${formatNumber(uploadMbPerSecond(large, upload.largeMb), 0)} MB/s uploaded`, growth ? `RSS peak - before: ${growth}` : ''].filter(Boolean).join('; '),
   ];
 }
 
@@ -167,6 +204,12 @@ export function renderTable(runs: RunResult[], options: TableOptions): string {
         const result = t.streamLoad?.[kind];
         if (result) rows.push(streamRow(run.run, label, t.target, result, direct?.streamLoad?.[kind], true));
       }
+    }
+    for (const t of run.targets) {
+      if (t.upload) rows.push(uploadLoadRow(run.run, t.target, t.upload, direct?.upload));
+    }
+    for (const t of run.targets) {
+      if (t.upload) rows.push(largeUploadRow(run.run, t.target, t.upload, direct?.upload));
     }
     const rss = run.rss.map((r) => `${r.name} ${formatNumber(r.mb, 1)} MB`).join(', ');
     rows.push([String(run.run), 'RSS after the run', '', '', '', '', '', '', '', '', rss]);

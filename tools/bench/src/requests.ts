@@ -11,8 +11,9 @@ export type ChatChannel = (typeof CHAT_CHANNELS)[number];
 /**
  * What the bench sends: a completion, a chat completion, an Anthropic message or an OpenAI response
  * through one of the chat channels (each passes through the channel that speaks it and is translated
- * on the other), a Gemini generateContent through the Gemini channel, or a cloud channel's call: a
- * chat completion through Bedrock's Converse API, a generateContent through Vertex AI.
+ * on the other), a Gemini generateContent through the Gemini channel, a cloud channel's call: a
+ * chat completion through Bedrock's Converse API, a generateContent through Vertex AI, or an image
+ * generation through the OpenAI channel.
  */
 export type CallKind =
   | 'completions'
@@ -21,14 +22,24 @@ export type CallKind =
   | `responses-${ChatChannel}`
   | 'gemini'
   | 'chat-bedrock'
-  | 'gemini-vertex';
+  | 'gemini-vertex'
+  | 'images';
 export const CHAT_KINDS = ['chat-openai', 'chat-anthropic'] as const satisfies readonly CallKind[];
 export const MESSAGES_KINDS = ['messages-anthropic', 'messages-openai'] as const satisfies readonly CallKind[];
 export const RESPONSES_KINDS = ['responses-openai', 'responses-anthropic'] as const satisfies readonly CallKind[];
 export const GEMINI_KINDS = ['gemini'] as const satisfies readonly CallKind[];
 /** The cloud channels' kinds: SigV4 on every Bedrock call, a cached access token on every Vertex one. */
 export const CLOUD_KINDS = ['chat-bedrock', 'gemini-vertex'] as const satisfies readonly CallKind[];
-export const CALL_KINDS: readonly CallKind[] = ['completions', ...CHAT_KINDS, ...MESSAGES_KINDS, ...RESPONSES_KINDS, ...GEMINI_KINDS, ...CLOUD_KINDS];
+export const IMAGES_KINDS = ['images'] as const satisfies readonly CallKind[];
+export const CALL_KINDS: readonly CallKind[] = [
+  'completions',
+  ...CHAT_KINDS,
+  ...MESSAGES_KINDS,
+  ...RESPONSES_KINDS,
+  ...GEMINI_KINDS,
+  ...CLOUD_KINDS,
+  ...IMAGES_KINDS,
+];
 /**
  * The kinds the fake upstream is asked directly, as the baseline of the gateway's: not the cloud
  * ones, whose calls the fake takes only signed (SigV4) or with an access token from its token route.
@@ -48,6 +59,12 @@ export const CHANNEL_FACTS: Record<Channel, { type: 1 | 14 | 24 | 33 | 41; model
   vertex: { type: 41, model: 'gemini-2.5-flash-lite', label: 'Vertex AI channel, pass-through' },
 };
 
+/**
+ * The media models the OpenAI channel also serves, priced per unit by the default ModelPrice (their
+ * answers report no tokens): dall-e-3 per image, whisper-1 per minute of audio.
+ */
+export const MEDIA_MODELS = { images: 'dall-e-3', transcriptions: 'whisper-1' } as const;
+
 export const CALL_LABELS: Record<CallKind, string> = {
   completions: 'completions',
   'chat-openai': `chat (${CHANNEL_FACTS.openai.label})`,
@@ -59,6 +76,7 @@ export const CALL_LABELS: Record<CallKind, string> = {
   gemini: `generateContent (${CHANNEL_FACTS.gemini.label})`,
   'chat-bedrock': `chat (${CHANNEL_FACTS.bedrock.label})`,
   'gemini-vertex': `generateContent (${CHANNEL_FACTS.vertex.label})`,
+  images: `images, ${MEDIA_MODELS.images} (${CHANNEL_FACTS.openai.label})`,
 };
 
 /**
@@ -70,7 +88,10 @@ export type AnswerDialect = 'openai' | 'anthropic' | 'responses' | 'gemini';
 /** One request kind as sent to one target: the request, and the dialect its answer comes in. */
 export interface Call extends RequestSpec {
   dialect: AnswerDialect;
-  /** True when a whole (non-streamed) answer is what the call must produce, with usage. */
+  /**
+   * True when a whole (non-streamed) answer is what the call must produce, with usage (the images of
+   * an image generation, which its model is priced by).
+   */
   isAnswer(body: unknown): boolean;
 }
 
@@ -95,6 +116,7 @@ type Answer = {
   type?: unknown;
   usage?: { completion_tokens?: unknown; output_tokens?: unknown };
   usageMetadata?: { candidatesTokenCount?: unknown };
+  data?: { b64_json?: unknown }[];
 };
 
 const hasTokens = (value: unknown): boolean => typeof value === 'number' && value > 0;
@@ -149,6 +171,19 @@ export function callOf(kind: CallKind, options: CallOptions): Call {
       body: JSON.stringify({ model: options.completionsModel, prompt: PROMPT, max_tokens: chunks, temperature: 0.7, stream }),
       dialect: 'openai',
       isAnswer: (body) => (body as Answer).object === 'text_completion' && hasTokens((body as Answer).usage?.completion_tokens),
+    };
+  }
+  if (kind === 'images') {
+    return {
+      origin,
+      path: '/v1/images/generations',
+      headers: bearer(key),
+      body: JSON.stringify({ model: MEDIA_MODELS.images, prompt: PROMPT, n: 1, size: '1024x1024', response_format: 'b64_json' }),
+      dialect: 'openai',
+      isAnswer: (body) => {
+        const { data } = body as Answer;
+        return Array.isArray(data) && data.length === 1 && typeof data[0]?.b64_json === 'string' && data[0].b64_json.length > 0;
+      },
     };
   }
   if (kind === 'gemini' || kind === 'gemini-vertex') {

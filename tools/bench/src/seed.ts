@@ -1,7 +1,7 @@
 import type { PrismaClient } from '@modelgate/db';
 import { type ChannelOverrides, createApiKey, createChannel, createUser } from '@modelgate/testing';
 import { FAKE_AWS_ACCESS_KEY_ID, FAKE_AWS_SECRET_ACCESS_KEY } from '@modelgate/testing/fake-upstream';
-import { type Channel, CHANNEL_FACTS, CHANNELS } from './requests';
+import { type Channel, CHANNEL_FACTS, CHANNELS, MEDIA_MODELS } from './requests';
 
 export interface Seeded {
   userId: number;
@@ -31,10 +31,11 @@ function cloudFields(channel: Channel, options: SeedOptions): ChannelOverrides {
 /**
  * A funded user, a LIMITED key with a large remaining quota (so both balances are reserved and
  * charged on every call, as for most real keys) and five channels on the fake upstream: an
- * OpenAI-compatible one (type 1: the completions model and the OpenAI chat model), an Anthropic one
- * (type 14), a Gemini one (type 24), an AWS Bedrock one (type 33, signing with AWS credentials) and
- * a Google Vertex AI one (type 41, with a service account), each with its model. Their models are
- * priced by the default ModelRatio / CompletionRatio options.
+ * OpenAI-compatible one (type 1: the completions model, the OpenAI chat model and the media models),
+ * an Anthropic one (type 14), a Gemini one (type 24), an AWS Bedrock one (type 33, signing with AWS
+ * credentials) and a Google Vertex AI one (type 41, with a service account), each with its model.
+ * Their models are priced by the default ModelRatio / CompletionRatio options, the media models per
+ * unit by the default ModelPrice.
  */
 export async function seedAccount(prisma: PrismaClient, options: SeedOptions): Promise<Seeded> {
   const user = await createUser(prisma, { username: 'bench', quota: STARTING_QUOTA });
@@ -49,7 +50,7 @@ export async function seedAccount(prisma: PrismaClient, options: SeedOptions): P
       name: `fake upstream (${channel})`,
       type,
       baseUrl: options.upstreamUrl,
-      models: channel === 'openai' ? [...new Set([options.model, model])].join(',') : model,
+      models: channel === 'openai' ? [...new Set([options.model, model, ...Object.values(MEDIA_MODELS)])].join(',') : model,
       modelMapping: upstreamModel === undefined ? '' : JSON.stringify({ [model]: upstreamModel }),
       cryptoSecret: options.cryptoSecret,
       autoBan: false,

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
+import { bodyOf } from './load';
 import type { CpuCost } from './process-stats';
 import type { AnswerDialect, Call } from './requests';
 import { Samples, type Summary, summarize } from './stats';
@@ -111,7 +112,7 @@ interface OneStream {
 function readStream(pool: Pool, call: Call, expectedChunks: number): Promise<OneStream> {
   const sent = performance.now();
   return new Promise<OneStream>((resolve, reject) => {
-    pool.request({ path: call.path, method: 'POST', headers: call.headers, body: call.body }).then((response) => {
+    pool.request({ path: call.path, method: 'POST', headers: call.headers, body: bodyOf(call) }).then((response) => {
       if (response.statusCode !== 200) {
         response.body.resume();
         reject(new Error(`HTTP ${response.statusCode}`));

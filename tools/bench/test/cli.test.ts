@@ -15,6 +15,8 @@ describe('pnpm bench options', () => {
       'gemini',
       'gemini-streams',
       'clouds',
+      'images',
+      'transcription-upload',
     ]);
   });
 
@@ -25,7 +27,7 @@ describe('pnpm bench options', () => {
   it('names the cases it knows when given another', () => {
     expect(() => parseCommand(['--cases', 'chat,embeddings'])).toThrow(
       '--cases: unknown embeddings (expected single, concurrent, streams, chat, chat-streams, messages, messages-streams, responses, ' +
-        'responses-streams, gemini, gemini-streams, clouds)',
+        'responses-streams, gemini, gemini-streams, clouds, images, transcription-upload)',
     );
   });
 

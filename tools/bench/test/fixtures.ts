@@ -1,6 +1,7 @@
 import type { LoadResult } from '../src/load';
 import type { CpuCost } from '../src/process-stats';
 import type { StreamResult } from '../src/streams';
+import type { UploadResult } from '../src/uploads';
 import { summarize } from '../src/stats';
 
 /** A load case whose every latency is `latencyMs`, with the relay's CPU per request when given. */
@@ -39,4 +40,16 @@ function cpu(relayUs: number): CpuCost[] {
     { name: 'relay', us: relayUs },
     { name: 'edge', us: 300.4 },
   ];
+}
+
+/** The transcription-upload case: 1 MB uploads as `loadResult`, one 20 MB upload taking `largeMs`, with the RSS growth readings given. */
+export function uploadResult(largeMs: number, rssGrowth: { name: string; mb: number }[], relayUs?: number, largeErrors = 0): UploadResult {
+  const large = loadResult(1, largeMs, undefined, largeErrors);
+  return {
+    load: loadResult(50, 40, relayUs),
+    smallMb: 1,
+    large: { ...large, connections: 1, durationMs: largeMs, ok: largeErrors === 0 ? 1 : 0 },
+    largeMb: 20,
+    rssGrowth,
+  };
 }

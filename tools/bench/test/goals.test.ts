@@ -1,6 +1,6 @@
-import { chatGoalChecks } from '../src/goals';
+import { chatGoalChecks, uploadGoalChecks } from '../src/goals';
 import type { TargetResult } from '../src/report';
-import { loadResult, streamResult } from './fixtures';
+import { loadResult, streamResult, uploadResult } from './fixtures';
 
 const direct: TargetResult = {
   target: 'upstream',
@@ -84,5 +84,26 @@ describe('the benchmark targets', () => {
   it('says nothing about a comparison whose cases did not run', () => {
     const onlyChat: TargetResult = { target: 'edge', wholeLoad: { 'chat-openai': loadResult(1000, 30, 700) } };
     expect(chatGoalChecks([onlyChat], 50)).toEqual([]);
+  });
+});
+
+describe('the transcription upload target', () => {
+  it('holds the growth of the relay RSS during a 20 MB upload to 8 MB, through the relay and through the edge', () => {
+    const targets: TargetResult[] = [
+      { target: 'upstream', upload: uploadResult(100, []) },
+      { target: 'relay', upload: uploadResult(300, [{ name: 'relay', mb: 2.34 }]) },
+      { target: 'edge', upload: uploadResult(400, [{ name: 'edge', mb: 0.5 }, { name: 'relay', mb: 8.2 }]) },
+    ];
+    expect(verdicts(uploadGoalChecks(targets))).toEqual([
+      'MET relay RSS growth during one 20 MB transcription upload, relay (direct): +2.3 MB (<= 8), 0 errors',
+      'MISSED relay RSS growth during one 20 MB transcription upload, edge -> relay -> upstream: +8.2 MB (<= 8), 0 errors',
+    ]);
+  });
+
+  it('misses when the upload failed, however little memory it took', () => {
+    const failed: TargetResult = { target: 'relay', upload: uploadResult(30, [{ name: 'relay', mb: 0.1 }], undefined, 1) };
+    expect(verdicts(uploadGoalChecks([failed]))).toEqual([
+      'MISSED relay RSS growth during one 20 MB transcription upload, relay (direct): +0.1 MB (<= 8), 1 errors',
+    ]);
   });
 });

@@ -1,4 +1,4 @@
-import { CpuAccount, type CpuCost } from '../src/process-stats';
+import { CpuAccount, type CpuCost, withRssGrowth } from '../src/process-stats';
 
 /** Burns `ms` of this process's CPU time (not wall time: a busy machine stretches it, never shortens it). */
 function spin(ms: number): Promise<void> {
@@ -22,5 +22,18 @@ describe('CPU per request', () => {
     expect(own).toBeGreaterThan(85_000);
     expect(own).toBeLessThan(130_000);
     expect(result.stealPercent).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe('RSS growth while a request runs', () => {
+  it('notes how far the RSS rose above the reading before while it ran', async () => {
+    const { result, rssGrowth } = await withRssGrowth([{ name: 'bench test', pid: process.pid }], async () => {
+      const held = Buffer.alloc(40 * 1024 * 1024, 1);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return held.length;
+    });
+    expect(result).toBe(40 * 1024 * 1024);
+    expect(rssGrowth).toHaveLength(1);
+    expect(rssGrowth[0]?.mb).toBeGreaterThan(30);
   });
 });

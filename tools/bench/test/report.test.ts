@@ -1,5 +1,5 @@
 import { peerComparison, renderTable, type RunResult } from '../src/report';
-import { loadResult, streamResult } from './fixtures';
+import { loadResult, streamResult, uploadResult } from './fixtures';
 
 const run: RunResult = {
   run: 1,
@@ -111,5 +111,32 @@ describe('the headline and the side-by-side figures', () => {
       'completions at 50 connections: peer 800 req/s, 1210 CPU us/call, 0 errors; edge / peer 2.00x, relay / peer 3.00x, ' +
         'CPU per call edge+relay / peer 0.71x',
     ]);
+  });
+});
+
+describe('the transcription upload rows', () => {
+  const uploads: RunResult = {
+    run: 1,
+    targets: [
+      { target: 'upstream', upload: uploadResult(100, []) },
+      { target: 'edge', upload: uploadResult(250, [{ name: 'edge', mb: 0.42 }, { name: 'relay', mb: 3.06 }], 2500) },
+    ],
+    rss: [],
+  };
+  const table = renderTable([uploads], { connections: 50, streams: 100, chunks: 20, chunkDelayMs: 20 }).split('\n');
+  const row = (label: string, target: string) => table.find((line) => line.includes(`| ${label} | ${target} |`))?.split(' | ');
+
+  it('give the small uploads their rate in MB/s and the CPU per MB', () => {
+    const cells = row('4 connections, transcription uploads of 1 MB (whisper-1)', 'edge -> relay -> upstream');
+    // 500 uploads of 1 MB in 10 s; 2,500 us of relay CPU per 1 MB upload.
+    expect(cells?.[10]).toBe('50 MB/s uploaded; CPU us/MB: relay 2500, edge 300; CPU us/request: relay 2500, edge 300 |');
+    expect(cells?.[4]).toBe('2800');
+  });
+
+  it('give the large upload its time, rate and the RSS growth of each process it passed', () => {
+    const cells = row('one transcription upload of 20 MB alone', 'edge -> relay -> upstream');
+    expect(cells?.slice(3, 10)).toEqual(['', '', '250.00', '', '+150.00', '', '0']);
+    expect(cells?.[10]).toBe('80 MB/s uploaded; RSS peak - before: edge +0.4 MB, relay +3.1 MB |');
+    expect(row('one transcription upload of 20 MB alone', 'fake upstream (direct)')?.[10]).toBe('200 MB/s uploaded |');
   });
 });

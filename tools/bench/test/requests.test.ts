@@ -1,5 +1,6 @@
 import { type FakeUpstream, startFakeUpstream } from '@modelgate/testing/fake-upstream';
 import { Pool } from 'undici';
+import { bodyOf } from '../src/load';
 import { callOf, CLOUD_KINDS, DIRECT_KINDS } from '../src/requests';
 
 describe('whole answers from the fake upstream, in each kind the bench asks it directly', () => {
@@ -17,7 +18,7 @@ describe('whole answers from the fake upstream, in each kind the bench asks it d
 
   it.each(DIRECT_KINDS)('%s: an answer with usage, as the sanity check wants it', async (kind) => {
     const call = callOf(kind, { origin: upstream.url, direct: true, key: 'sk-bench', completionsModel: 'gpt-3.5-turbo-instruct', chunks: 3, stream: false });
-    const response = await pool.request({ path: call.path, method: 'POST', headers: call.headers, body: call.body });
+    const response = await pool.request({ path: call.path, method: 'POST', headers: call.headers, body: bodyOf(call) });
     const body: unknown = await response.body.json();
     expect(response.statusCode).toBe(200);
     expect(call.isAnswer(body)).toBe(true);
