@@ -92,4 +92,14 @@ describe('@modelgate/client against the account service', () => {
     const csv = await (await loggedInClient(user.username)).call('get /api/log/self/export');
     expect(csv.split('\r\n')[0]).toMatch(/^id,/);
   });
+
+  it('reads the price list: token prices, server tools and per-unit prices', async () => {
+    const user = await createUser(account.prisma);
+    const pricing = await (await loggedInClient(user.username)).call('get /api/pricing');
+    const unitPrice: { model_name: string; usd_per_unit: number; unit?: 'image' | '1k_characters' | 'minute' | 'request' } | undefined =
+      pricing.unit_prices.find((price) => price.model_name === 'whisper-1');
+    expect(unitPrice).toEqual({ model_name: 'whisper-1', usd_per_unit: 0.006, unit: 'minute' });
+    expect(pricing.items.find((item) => item.model_name === 'gpt-4o-mini')?.input_usd_per_1m).toBe(0.15);
+    expect(pricing.tools.length).toBeGreaterThan(0);
+  });
 });

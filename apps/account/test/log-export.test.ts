@@ -15,6 +15,9 @@ afterAll(() => account.close());
 
 const T0 = LOGS_T0;
 const OWN_HEADER = 'id,created_at,type,content,model_name,token_name,quota,prompt_tokens,completion_tokens,use_time_ms,is_stream,request_id';
+/** The last columns: what a media call had and its units (docs/api.md 2.14), empty for other rows. */
+const MEDIA_HEADER = 'images,characters,seconds,requests,units,unit,usd_per_unit';
+const NO_MEDIA = ',,,,,,,';
 
 /** Consume rows as the relay writes them, `count` of them a minute apart from T0; returns their ids, oldest first. */
 async function writeLogs(db: PrismaClient, user: { id: number; username: string }, count: number, fields: { modelName?: string; content?: string; type?: number } = {}) {
@@ -40,12 +43,32 @@ describe('GET /api/log/self/export', () => {
     const res = await user.agent.get('/api/log/self/export').expect(200);
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(res.headers['content-disposition']).toMatch(/^attachment; filename="modelgate-logs-own-\d{8}T\d{6}Z\.csv"$/);
-    expect(res.text.split('\r\n')[0]).toBe(OWN_HEADER);
+    expect(res.text.split('\r\n')[0]).toBe(`${OWN_HEADER},${MEDIA_HEADER}`);
     const records = recordsOf(res.text);
     expect(records).toHaveLength(3);
     const ids = records.map((record) => Number(record.split(',')[0]));
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
-    expect(records[0]).toBe(`${ids[0]},${T0 + 120},2,,gpt-4o-mini,ci,-100,10,5,321,true,req-2`);
+    expect(records[0]).toBe(`${ids[0]},${T0 + 120},2,,gpt-4o-mini,ci,-100,10,5,321,true,req-2${NO_MEDIA}`);
+  });
+
+  it("writes a media row's quantities and, priced per unit, its units and unit price", async () => {
+    const user = await loggedInUser(account);
+    await prisma.log.createMany({
+      data: [
+        consumeLogRow(user, T0, {
+          modelName: 'dall-e-3',
+          content: '2 image x USD 0.04, group ratio 1',
+          promptTokens: 0,
+          completionTokens: 0,
+          other: { entry: 'relay-1:7', group: 'default', model_ratio: 0, completion_ratio: 0, group_ratio: 1, images: 2, units: 2, unit: 'image', usd_per_unit: 0.04 },
+        }),
+        // Priced by the tokens its answer reported: the seconds heard, no units.
+        consumeLogRow(user, T0 + 60, { modelName: 'gpt-4o-transcribe', other: { model_ratio: 3, completion_ratio: 1.666667, group_ratio: 1, seconds: 61 } }),
+      ],
+    });
+    const records = recordsOf((await user.agent.get('/api/log/self/export').expect(200)).text);
+    expect(records[0]).toMatch(/,gpt-4o-transcribe,ci,-100,10,5,321,true,req-\d+-\d+,,,61,,,,$/);
+    expect(records[1]).toMatch(/,2,"2 image x USD 0\.04, group ratio 1",dall-e-3,ci,-100,0,0,321,true,req-\d+-\d+,2,,,,2,image,0\.04$/);
   });
 
   it('applies the filters of the list', async () => {
@@ -70,7 +93,7 @@ describe('GET /api/log/self/export', () => {
     const contents = ['=HYPERLINK("http://evil.example","x")', '+1', '-2+3', '@SUM(A1)', '\tcmd', '\rcmd', 'a, "b"\nc', 'plain'];
     for (const content of contents) await writeLogs(prisma, user, 1, { content });
     const records = recordsOf((await user.agent.get('/api/log/self/export').expect(200)).text);
-    const contentCells = records.reverse().map((record) => record.split(',').slice(3).join(',').replace(/,gpt-4o-mini,ci,-100,10,5,321,true,req-0$/, ''));
+    const contentCells = records.reverse().map((record) => record.split(',').slice(3).join(',').replace(/,gpt-4o-mini,ci,-100,10,5,321,true,req-0,{7}$/, ''));
     expect(contentCells).toEqual([
       `"'=HYPERLINK(""http://evil.example"",""x"")"`,
       "'+1",
@@ -97,11 +120,11 @@ describe('GET /api/log/export', () => {
     await writeLogs(prisma, bob, 1);
     const res = await admin.agent.get('/api/log/export').expect(200);
     expect(res.headers['content-disposition']).toMatch(/filename="modelgate-logs-all-\d{8}T\d{6}Z\.csv"/);
-    expect(res.text.split('\r\n')[0]).toBe(`${OWN_HEADER},user_id,username,channel_id`);
+    expect(res.text.split('\r\n')[0]).toBe(`${OWN_HEADER},user_id,username,channel_id,${MEDIA_HEADER}`);
     expect(recordsOf(res.text)).toHaveLength(3);
     const bobs = recordsOf((await admin.agent.get('/api/log/export?username=bob').expect(200)).text);
     expect(bobs).toHaveLength(1);
-    expect(bobs[0]).toMatch(new RegExp(`,req-0,${bob.id},bob,7$`));
+    expect(bobs[0]).toMatch(new RegExp(`,req-0,${bob.id},bob,7${NO_MEDIA}$`));
   });
 
   it('pages through more rows than one query reads, none twice', async () => {
@@ -127,6 +150,6 @@ describe('log export cap', () => {
     let text = '';
     for await (const chunk of logCsvChunks(account.deps, { scope: { userId: user.id }, filter: {}, maxRows: 7, pageRows: 3 })) text += chunk;
     const records = recordsOf(text);
-    expect(records.map((record) => record.split(',').at(-1))).toEqual(['req-11', 'req-10', 'req-9', 'req-8', 'req-7', 'req-6', 'req-5']);
+    expect(records.map((record) => record.split(',')[11])).toEqual(['req-11', 'req-10', 'req-9', 'req-8', 'req-7', 'req-6', 'req-5']);
   });
 });

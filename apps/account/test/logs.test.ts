@@ -87,6 +87,23 @@ describe('GET /api/log/self', () => {
     expect(adminItem?.other).toEqual(billing);
   });
 
+  it('shows what a media call had and its units, the long-context tier and the server tools (docs/api.md 2.11, 2.14)', async () => {
+    const user = await loggedInUser(account);
+    const media = { group: 'default', model_ratio: 0, completion_ratio: 0, group_ratio: 1, characters: 1_234, units: 1.234, unit: '1k_characters', usd_per_unit: 0.015 };
+    const tools = {
+      group: 'default',
+      model_ratio: 3,
+      completion_ratio: 3.75,
+      group_ratio: 1,
+      tier_above_prompt_tokens: 200_000,
+      server_tools: { web_search: { count: 2, usd_each: 0.01, quota: 10_000 } },
+    };
+    await prisma.log.create({ data: { userId: user.id, username: user.username, type: 2, quota: -9_255, modelName: 'tts-1', other: { entry: 'relay-1:43', ...media } } });
+    await prisma.log.create({ data: { userId: user.id, username: user.username, type: 2, quota: -20_000, modelName: 'claude-sonnet-4-5', other: { entry: 'relay-1:44', ...tools } } });
+    const { items } = expectOk(await user.agent.get('/api/log/self')) as { items: { other: unknown }[] };
+    expect(items.map((item) => item.other)).toEqual([tools, media]);
+  });
+
   it('filters by type, model name, key name and time range (unix seconds, inclusive)', async () => {
     const user = await loggedInUser(account);
     await writeLogs(prisma, user, ['gpt-4o-mini', 'gemini-2.5-flash', 'gpt-4o-mini', 'gpt-4o-mini']);

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { chargeConsumeBatch } from '@modelgate/db';
 import { API_OPERATIONS, type ApiOperation } from '@modelgate/schemas';
-import { chatCompletionSchema, generateContentSchema, messagesSchema, RELAY_OPERATIONS } from '@modelgate/schemas/relay';
+import { chatCompletionSchema, generateContentSchema, imageGenerationSchema, messagesSchema, RELAY_OPERATIONS, transcriptionFieldsSchema } from '@modelgate/schemas/relay';
 import { createApiKey, createChannel } from '@modelgate/testing';
 import type { Express } from 'express';
 import request from 'supertest';
@@ -128,7 +128,13 @@ describe('the relay surfaces in GET /api/openapi.json', () => {
       const path = operation.path.replace(/\/:([A-Za-z_]+)/g, '/{$1}');
       const described = paths[path]?.[operation.method];
       expect(described).toMatchObject({ summary: operation.summary });
-      if (operation.body) expect(described.requestBody.content['application/json'].schema).toEqual(requestSchemaOf(operation.body));
+      if (!operation.body) continue;
+      // A multipart body's text fields are the schema's; its file parts are added beside them.
+      if (operation.multipart) {
+        const { properties } = requestSchemaOf(operation.body);
+        expect(described.requestBody.content['multipart/form-data'].schema.properties).toMatchObject(properties as object);
+      }
+      else expect(described.requestBody.content['application/json'].schema).toEqual(requestSchemaOf(operation.body));
     }
     expect(Object.keys(paths)).toEqual(
       expect.arrayContaining([
@@ -142,6 +148,13 @@ describe('the relay surfaces in GET /api/openapi.json', () => {
         '/v1beta/models/{model}:generateContent',
         '/v1beta/models/{model}:streamGenerateContent',
         '/v1/models/{model}:generateContent',
+        '/v1/images/generations',
+        '/v1/images/edits',
+        '/v1/audio/speech',
+        '/v1/audio/transcriptions',
+        '/v1/audio/translations',
+        '/v1/moderations',
+        '/v1/rerank',
       ]),
     );
     expect(paths['/v1/chat/completions'].post.requestBody).toEqual({
@@ -188,6 +201,45 @@ describe('the relay surfaces in GET /api/openapi.json', () => {
     expect(paths['/v1/embeddings'].post.responses['200'].content).not.toHaveProperty(['text/event-stream']);
     expect(paths['/v1/models'].get.responses['4XX']).toEqual({ $ref: '#/components/responses/OpenAIError' });
     expect(paths['/v1/models'].get.security).toEqual([{ apiKeyHeader: [] }, { apiKeyBearer: [] }]);
+  });
+
+  it('describes the multipart uploads, the audio answer and the media streams (docs/api.md 2.13)', async () => {
+    const { paths } = (await request(app).get('/api/openapi.json')).body;
+    const binary = { type: 'string', format: 'binary' };
+
+    const transcription = paths['/v1/audio/transcriptions'].post;
+    expect(Object.keys(transcription.requestBody.content)).toEqual(['multipart/form-data']);
+    const upload = transcription.requestBody.content['multipart/form-data'];
+    const fields = requestSchemaOf(transcriptionFieldsSchema) as { properties: Record<string, unknown> };
+    expect(upload.schema.properties).toEqual({ ...fields.properties, file: { description: expect.stringContaining('MAX_REQUEST_BODY_MB'), ...binary } });
+    expect(upload.schema.required).toEqual(['model', 'file']);
+    // Multipart fields are text: a number is a patterned string.
+    expect(upload.schema.properties.temperature).toMatchObject({ type: 'string', pattern: expect.any(String) });
+    expect(upload.encoding.file.contentType).toMatch(/^audio\/\*/);
+    expect(Object.keys(transcription.responses['200'].content)).toEqual(['application/json', 'text/plain', 'text/event-stream']);
+    expect(transcription.responses['200'].description).toContain('with `stream=true`, server-sent events');
+    expect(paths['/v1/audio/translations'].post.requestBody).toEqual(transcription.requestBody);
+    expect(paths['/v1/audio/translations'].post.responses['200'].content).not.toHaveProperty(['text/event-stream']);
+
+    const edit = paths['/v1/images/edits'].post.requestBody.content['multipart/form-data'];
+    expect(edit.schema.properties.image).toMatchObject({ anyOf: [binary, { type: 'array', items: binary }] });
+    expect(edit.schema.properties['image[]']).toMatchObject({ anyOf: [binary, { type: 'array', items: binary }] });
+    expect(edit.schema.properties.mask).toMatchObject(binary);
+    expect(edit.schema.required).toEqual(['prompt']);
+    expect(edit.encoding.mask).toEqual({ contentType: 'image/png' });
+
+    const speech = paths['/v1/audio/speech'].post;
+    expect(Object.keys(speech.requestBody.content)).toEqual(['application/json']);
+    expect(speech.responses['200'].content).toEqual({ 'audio/*': { schema: binary }, 'text/event-stream': { schema: { type: 'string' } } });
+    expect(speech.responses['200'].description).toContain('with `"stream_format": "sse"`, server-sent events');
+    expect(speech.responses['4XX']).toEqual({ $ref: '#/components/responses/OpenAIError' });
+
+    const images = paths['/v1/images/generations'].post;
+    expect(images.requestBody.content['application/json'].schema).toEqual(requestSchemaOf(imageGenerationSchema));
+    expect(Object.keys(images.responses['200'].content)).toEqual(['application/json', 'text/event-stream']);
+    expect(images.responses['200'].content['application/json'].schema.properties.data.items.properties).toHaveProperty('b64_json');
+    expect(paths['/v1/rerank'].post.responses['200'].content['application/json'].schema.required).toEqual(['model', 'results']);
+    expect(paths['/v1/moderations'].post.security).toEqual([{ apiKeyBearer: [] }]);
   });
 });
 

@@ -24,6 +24,7 @@ interface Pricing {
   group_ratio: number;
   items: ModelPrice[];
   tools: { tool: string; usd_per_call: number }[];
+  unit_prices: { model_name: string; usd_per_unit: number; unit?: string }[];
 }
 
 async function setOption(key: string, value: unknown) {
@@ -70,6 +71,23 @@ describe('GET /api/pricing', () => {
     expect(byModel.get('text-embedding-3-small')).toMatchObject({ input_usd_per_1m: 0.02, output_usd_per_1m: 0.02 });
   });
 
+  it('lists the per-unit prices (docs/api.md 2.14) with the unit each model name tells, sorted by model', async () => {
+    const user = await loggedInUser(account);
+    const pricing = expectOk(await user.agent.get('/api/pricing')) as Pricing;
+    const names = pricing.unit_prices.map((price) => price.model_name);
+    expect(names).toEqual([...names].sort());
+    expect(pricing.unit_prices).toEqual(expect.arrayContaining([
+      { model_name: 'dall-e-3', usd_per_unit: 0.04, unit: 'image' },
+      { model_name: 'tts-1', usd_per_unit: 0.015, unit: '1k_characters' },
+      { model_name: 'whisper-1', usd_per_unit: 0.006, unit: 'minute' },
+      { model_name: 'gpt-4o-transcribe', usd_per_unit: 0.006, unit: 'minute' },
+      { model_name: 'rerank-v3.5', usd_per_unit: 0.002, unit: 'request' },
+    ]));
+    // Priced both ways: by tokens when the answer reports them, per unit otherwise; both are listed.
+    expect(pricing.unit_prices).toContainEqual({ model_name: 'gpt-4o-mini-tts', usd_per_unit: 0.015, unit: '1k_characters' });
+    expect(pricing.items.map((item) => item.model_name)).toContain('gpt-4o-mini-tts');
+  });
+
   it("applies the caller's group ratio and the stored ratio maps", async () => {
     await setOption('ModelRatio', { 'zeta-model': 1, 'alpha-model': 0.5 });
     await setOption('CompletionRatio', { 'zeta-model': 3 });
@@ -77,6 +95,7 @@ describe('GET /api/pricing', () => {
     await setOption('GroupRatio', { default: 1, vip: 0.8 });
     await setOption('ModelRatioTiers', { 'zeta-model': [{ above_prompt_tokens: 128_000, model_ratio: 2, completion_ratio: 2 }] });
     await setOption('ToolPrice', { web_search: 0.01, googleSearch: 0.035 });
+    await setOption('ModelPrice', { 'my-reranker': 0.001, 'gemini-2.5-flash-image': 0.039, 'dall-e-3': 0.04 });
     const user = await loggedInUser(account, { group: 'vip' });
     expect(expectOk(await user.agent.get('/api/pricing'))).toEqual({
       group: 'vip',
@@ -95,6 +114,12 @@ describe('GET /api/pricing', () => {
       tools: [
         { tool: 'googleSearch', usd_per_call: 0.028 },
         { tool: 'web_search', usd_per_call: 0.008 },
+      ],
+      // No unit for a name that does not tell it (`rerank*` would).
+      unit_prices: [
+        { model_name: 'dall-e-3', usd_per_unit: 0.032, unit: 'image' },
+        { model_name: 'gemini-2.5-flash-image', usd_per_unit: 0.0312, unit: 'image' },
+        { model_name: 'my-reranker', usd_per_unit: 0.0008 },
       ],
     });
   });

@@ -4,9 +4,15 @@ import {
   countTokensSchema,
   embeddingsSchema,
   generateContentSchema,
+  imageEditFieldsSchema,
+  imageGenerationSchema,
   messagesSchema,
+  moderationSchema,
   RELAY_OPERATIONS,
+  rerankSchema,
   responsesSchema,
+  speechSchema,
+  transcriptionFieldsSchema,
 } from '../src/relay';
 
 /** The Express-style path parameters: `/v1beta/models/:model:generateContent` -> ['model']. */
@@ -34,6 +40,22 @@ describe('RELAY_OPERATIONS', () => {
       expect(bodyOf('post', `${version}/models/:model:streamGenerateContent`)).toBe(generateContentSchema);
     }
     expect(bodyOf('get', '/v1/models')).toBeUndefined();
+    expect(bodyOf('post', '/v1/images/generations')).toBe(imageGenerationSchema);
+    expect(bodyOf('post', '/v1/images/edits')).toBe(imageEditFieldsSchema);
+    expect(bodyOf('post', '/v1/audio/speech')).toBe(speechSchema);
+    expect(bodyOf('post', '/v1/audio/transcriptions')).toBe(transcriptionFieldsSchema);
+    expect(bodyOf('post', '/v1/audio/translations')).toBe(transcriptionFieldsSchema);
+    expect(bodyOf('post', '/v1/moderations')).toBe(moderationSchema);
+    expect(bodyOf('post', '/v1/rerank')).toBe(rerankSchema);
+  });
+
+  it('names the file parts of the multipart uploads (docs/api.md 2.13)', () => {
+    const uploads = RELAY_OPERATIONS.filter((operation) => operation.multipart).map((operation) => [operation.path, Object.keys(operation.multipart ?? {})]);
+    expect(uploads).toEqual([
+      ['/v1/images/edits', ['image', 'image[]', 'mask']],
+      ['/v1/audio/transcriptions', ['file']],
+      ['/v1/audio/translations', ['file']],
+    ]);
   });
 
   it('declares a schema for exactly the path parameters of each path', () => {

@@ -72,11 +72,12 @@ test('"Add channel" creates an OpenAI-compatible channel to the upstream', async
 
 test('the Prices page prices the model in USD per 1M tokens and saves the ratios', async () => {
   await openAdminPage('prices');
-  await page.getByLabel('Model', { exact: true }).fill(MODEL);
-  await page.getByLabel('Input price', { exact: true }).fill('1');
-  await page.getByLabel('Cached input price', { exact: true }).fill('0.1');
-  await page.getByLabel('Cache write price', { exact: true }).fill('1.25');
-  await page.getByLabel('Output price', { exact: true }).fill('4');
+  const addModel = page.getByRole('form', { name: 'Add a model' });
+  await addModel.getByLabel('Model', { exact: true }).fill(MODEL);
+  await addModel.getByLabel('Input price', { exact: true }).fill('1');
+  await addModel.getByLabel('Cached input price', { exact: true }).fill('0.1');
+  await addModel.getByLabel('Cache write price', { exact: true }).fill('1.25');
+  await addModel.getByLabel('Output price', { exact: true }).fill('4');
   await page.getByRole('button', { name: 'Add model' }).click();
   await page.getByRole('button', { name: 'Save prices' }).click();
 
@@ -104,6 +105,49 @@ test('the Prices page prices the model in USD per 1M tokens and saves the ratios
   const tools = page.getByRole('region', { name: 'Server tool prices' });
   await tools.getByRole('row', { name: 'web_search 0.01 10', exact: true }).waitFor();
   await tools.getByRole('row', { name: 'googleSearch 0.035 35', exact: true }).waitFor();
+});
+
+test('the Prices page adds, changes and removes prices per unit, saved as ModelPrice', async () => {
+  await openAdminPage('prices');
+  const unitPrices = page.getByRole('region', { name: 'Prices per unit (USD)' });
+  // The shipped prices, with the unit each model's name tells.
+  await expect(unitPrices.getByLabel('dall-e-3 USD per unit').inputValue()).resolves.toBe('0.04');
+  await expect(unitPrices.getByRole('row').filter({ hasText: 'dall-e-3' }).getByRole('cell').first().innerText()).resolves.toBe('image');
+  await expect(unitPrices.getByRole('row').filter({ hasText: 'whisper-1' }).getByRole('cell').first().innerText()).resolves.toBe('minute');
+  await expect(unitPrices.getByRole('row').filter({ hasText: 'tts-1-hd' }).getByRole('cell').first().innerText()).resolves.toBe('1,000 characters');
+
+  // An unsaved token price edit survives a save of the unit prices.
+  await page.getByLabel('Filter models').fill(MODEL);
+  await page.getByLabel(`${MODEL} output price`).fill('7');
+  await page.getByText('Unsaved changes to CompletionRatio.').waitFor();
+
+  const add = unitPrices.getByRole('form', { name: 'Add a unit price' });
+  await add.getByLabel('Model', { exact: true }).fill('dall-e-3');
+  await add.getByRole('button', { name: 'Add unit price' }).click();
+  await add.getByText('dall-e-3 is already in the table').waitFor();
+  await add.getByLabel('Model', { exact: true }).fill('e2e-image-model');
+  await add.getByText('Per image', { exact: true }).waitFor();
+  await add.getByLabel('USD per unit').fill('0.05');
+  await add.getByRole('button', { name: 'Add unit price' }).click();
+  await unitPrices.getByLabel('dall-e-3 USD per unit').fill('0.08');
+  await unitPrices.getByRole('button', { name: 'Remove tts-1-hd unit price' }).click();
+  await unitPrices.getByText('Unsaved changes to ModelPrice (1 model removed).').waitFor();
+  await browser.screenshot(page, 'admin-unit-prices');
+  await unitPrices.getByRole('button', { name: 'Save unit prices' }).click();
+
+  await page.getByRole('status').filter({ hasText: 'Saved ModelPrice.' }).waitFor();
+  const stored = (await storedOption('ModelPrice')) as Record<string, number>;
+  expect(stored).toMatchObject({ 'dall-e-3': 0.08, 'e2e-image-model': 0.05, 'whisper-1': 0.006 });
+  expect(stored).not.toHaveProperty(['tts-1-hd']);
+  await expect(unitPrices.getByLabel('e2e-image-model USD per unit').inputValue()).resolves.toBe('0.05');
+  await expect(page.getByLabel(`${MODEL} output price`).inputValue()).resolves.toBe('7');
+  await page.getByText('Unsaved changes to CompletionRatio.').waitFor();
+  // What a user's group pays, in the price list every user reads.
+  const pricing = await stack.api.call('get /api/pricing');
+  expect(pricing.unit_prices).toContainEqual({ model_name: 'e2e-image-model', usd_per_unit: 0.05, unit: 'image' });
+
+  await page.getByRole('form', { name: 'Model prices (USD per 1M tokens)' }).getByRole('button', { name: 'Discard changes' }).click();
+  await expect(page.getByLabel(`${MODEL} output price`).inputValue()).resolves.toBe('6');
 });
 
 test('"Test" sends a request through the channel and shows the result', async () => {

@@ -36,13 +36,34 @@ test('Quick start ticks off the channel and the key as they are made, and its sn
 
   // The shipped prices cover gpt-4o-mini: the snippets use it by default, with this origin.
   await expect(page.getByLabel('Model', { exact: true }).inputValue()).resolves.toBe('gpt-4o-mini');
-  const curl = await page.getByRole('region', { name: 'curl' }).locator('pre').innerText();
+  const curl = await page.getByRole('region', { name: 'curl', exact: true }).locator('pre').innerText();
   expect(curl).toContain(`curl ${stack.baseUrl}/v1/chat/completions`);
   expect(curl).toContain('"model":"gpt-4o-mini"');
   const claudeCode = await page.getByRole('region', { name: 'Claude Code' }).locator('pre').innerText();
   expect(claudeCode).toContain(`ANTHROPIC_BASE_URL=${stack.baseUrl}\n`);
   const models = page.getByRole('region', { name: 'Model prices' });
-  await expect(models.getByRole('row', { name: /gpt-4o-mini/ }).innerText()).resolves.toContain('$0.15');
+  await expect(models.getByRole('row', { name: /^gpt-4o-mini \$/ }).innerText()).resolves.toContain('$0.15');
+  // The per-unit prices, with their unit.
+  await expect(models.getByRole('row', { name: /^dall-e-3 / }).innerText()).resolves.toBe('dall-e-3\t$0.04\timage');
+  await expect(models.getByRole('row', { name: /^whisper-1 / }).innerText()).resolves.toBe('whisper-1\t$0.006\tminute');
+
+  // Images and audio: shipped priced models by default, with this origin; another image model changes the snippets.
+  const snippet = (name: string) => page.getByRole('region', { name, exact: true }).locator('pre').innerText();
+  await expect(page.getByLabel('Image model').inputValue()).resolves.toBe('gpt-image-1');
+  await expect(page.getByLabel('Transcription model').inputValue()).resolves.toBe('whisper-1');
+  const imageCurl = await snippet('Image generation: curl');
+  expect(imageCurl).toContain(`curl ${stack.baseUrl}/v1/images/generations`);
+  expect(imageCurl).toContain('"model":"gpt-image-1"');
+  expect(imageCurl).not.toContain('response_format');
+  await expect(snippet('Image generation: OpenAI SDK (TypeScript)')).resolves.toContain(`baseURL: '${stack.baseUrl}/v1'`);
+  const transcriptionCurl = await snippet('Transcription: curl');
+  expect(transcriptionCurl).toContain(`curl ${stack.baseUrl}/v1/audio/transcriptions`);
+  expect(transcriptionCurl).toContain('-F model=whisper-1');
+  await expect(snippet('Transcription: OpenAI SDK (Python)')).resolves.toContain('client.audio.transcriptions.create(model="whisper-1", file=audio)');
+  await page.getByLabel('Image model').selectOption('dall-e-3');
+  await expect(snippet('Image generation: OpenAI SDK (Python)')).resolves.toContain('response_format="b64_json"');
+  await page.getByLabel('Transcription model').selectOption('gpt-4o-mini-transcribe');
+  await expect(snippet('Transcription: curl')).resolves.toContain('-F model=gpt-4o-mini-transcribe');
   await browser.screenshot(page, 'quick-start');
   await page.context().close();
 });

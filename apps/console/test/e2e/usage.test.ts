@@ -1,8 +1,9 @@
 // A user's call through the relay as the console shows it: the row on the Usage page (filters kept
-// in the address bar, CSV export), and the day's request and spend in the dashboard's charts.
+// in the address bar, CSV export), and the day's request and spend in the dashboard's charts; then
+// image, speech, transcription and rerank calls, with what each one billed.
 import { readFile } from 'node:fs/promises';
 import type { ApiClient } from '@modelgate/client';
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import type { Page } from 'playwright-core';
 import { formatInteger, formatQuotaAsUsd } from '../../web/src/lib/money';
 import { dayLabel } from '../../web/src/pages/dashboard/usage-series';
@@ -20,6 +21,8 @@ const QUOTA_PER_UNIT = 500_000;
 let stack: ConsoleStack;
 let browser: ConsoleBrowser;
 let alice: ApiClient;
+/** The OpenAI SDK with alice's key, through the edge. */
+let openai: OpenAI;
 /** The consume row of the one call made. */
 let call: { quota: number; promptTokens: number; completionTokens: number };
 
@@ -37,13 +40,14 @@ async function bookedCall(api: ApiClient) {
 beforeAll(async () => {
   stack = await startConsoleStack();
   await stack.createChannel({ name: 'fake OpenAI', type: 1, key: 'sk-fake-upstream', base_url: stack.upstream.url, models: MODEL });
+  await stack.createChannel({ name: 'fake OpenAI media', type: 1, key: 'sk-fake-upstream', base_url: stack.upstream.url, models: MEDIA_MODELS.join(',') });
   // Model ratio 10: USD 20 per 1M tokens, so the call's cost is well above a rounding cent.
   await stack.setOption('ModelRatio', JSON.stringify({ [MODEL]: 10 }));
   await stack.api.call('post /api/user', { body: { ...USER, quota: 10 * QUOTA_PER_UNIT } });
   alice = await signedInClient(stack.baseUrl, USER.username, USER.password);
   const key = await alice.call('post /api/token', { body: { name: KEY_NAME } });
 
-  const openai = new OpenAI({ apiKey: key.key, baseURL: `${stack.baseUrl}/v1` });
+  openai = new OpenAI({ apiKey: key.key, baseURL: `${stack.baseUrl}/v1` });
   const completion = await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Say hello to the console' }] });
   expect(completion.choices[0]?.message.content).toBeTruthy();
   call = await bookedCall(alice);
@@ -56,9 +60,57 @@ afterAll(async () => {
   await stack?.stop();
 });
 
+/**
+ * Media calls through the relay to the fake upstream (docs/api.md 2.13), each priced per unit at
+ * the shipped ModelPrice (2.14; ModelRatio prices only the chat model here), and what the Usage page
+ * and the CSV export say each one billed.
+ */
+const MEDIA_MODELS = ['dall-e-3', 'tts-1', 'whisper-1', 'rerank-v3.5'];
+const SPOKEN = 'Hello from the console';
+const MEDIA_BILLED: Record<string, { billed: string; content: string; csv: string }> = {
+  'dall-e-3': { billed: '2 images × USD 0.04 per image', content: '2 image x USD 0.04, group ratio 1', csv: ',2,,,,2,image,0.04' },
+  'tts-1': {
+    billed: `${SPOKEN.length} characters × USD 0.015 per 1,000 characters`,
+    content: `${SPOKEN.length / 1000} 1k_characters x USD 0.015, group ratio 1`,
+    csv: `,,${SPOKEN.length},,,${SPOKEN.length / 1000},1k_characters,0.015`,
+  },
+  'whisper-1': { billed: '61 s × USD 0.006 per minute', content: '1.016667 minute x USD 0.006, group ratio 1', csv: ',,,61,,1.016667,minute,0.006' },
+  'rerank-v3.5': { billed: '1 request × USD 0.002 per request', content: '1 request x USD 0.002, group ratio 1', csv: ',,,,1,1,request,0.002' },
+};
+
+/** A WAV file of `seconds` of silence (8 kHz, 8-bit mono): its header tells its duration. */
+function silentWav(seconds: number): Buffer {
+  const rate = 8_000;
+  const data = Buffer.alloc(rate * seconds, 0x80);
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'ascii');
+  header.writeUInt32LE(36 + data.length, 4);
+  header.write('WAVEfmt ', 8, 'ascii');
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(rate, 24);
+  header.writeUInt32LE(rate, 28);
+  header.writeUInt16LE(1, 32);
+  header.writeUInt16LE(8, 34);
+  header.write('data', 36, 'ascii');
+  header.writeUInt32LE(data.length, 40);
+  return Buffer.concat([header, data]);
+}
+
+/** Polls until the relay's ledger writer has booked `count` consume rows of the caller. */
+async function bookedCalls(api: ApiClient, count: number): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    if ((await api.call('get /api/log/self', { query: { type: 2 } })).total >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${count} calls were not booked within 10 s`);
+}
+
 function logRow(page: Page) {
   return page.getByRole('row').filter({ hasText: MODEL });
 }
+
 
 test('the Usage page lists the call, keeps its filters across a reload, and exports it as CSV', async () => {
   const page = await browser.newPage('desktop');
@@ -167,6 +219,52 @@ test('a new user sees the first steps instead of empty charts', async () => {
   await expect(firstSteps.getByRole('link', { name: 'Quick start' }).getAttribute('href')).resolves.toBe('/quick-start');
   await expect(page.getByRole('figure').count()).resolves.toBe(0);
   await page.context().close();
+});
+
+test('media calls say what was billed, on the page and in the CSV', async () => {
+  const images = await openai.images.generate({ model: 'dall-e-3', prompt: 'A lighthouse at dawn', n: 2, response_format: 'b64_json' });
+  expect(images.data).toHaveLength(2);
+  const speech = await openai.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: SPOKEN });
+  expect((await speech.arrayBuffer()).byteLength).toBeGreaterThan(0);
+  const transcription = await openai.audio.transcriptions.create({ model: 'whisper-1', file: await toFile(silentWav(61), 'speech.wav', { type: 'audio/wav' }) });
+  expect(typeof transcription.text).toBe('string');
+  const rerank = await fetch(`${stack.baseUrl}/v1/rerank`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${openai.apiKey}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ model: 'rerank-v3.5', query: 'lighthouse', documents: ['a lighthouse at dawn', 'a harbour'] }),
+  });
+  expect(rerank.status).toBe(200);
+  await bookedCalls(alice, 1 + MEDIA_MODELS.length);
+
+  const page = await browser.newPage('desktop');
+  await browser.signIn(page, stack, USER.username, USER.password);
+  await page.goto('/usage');
+  for (const [model, { billed, content }] of Object.entries(MEDIA_BILLED)) {
+    const details = page.getByRole('row').filter({ hasText: model }).getByRole('cell').last();
+    await expect(details.innerText()).resolves.toBe(`${billed}\n${content}`);
+  }
+  // A chat call's row has nothing of the kind.
+  await expect(logRow(page).getByRole('cell').last().innerText()).resolves.toMatch(/^model ratio 10,/);
+  // The details are the table's last column: scrolled into view for the picture.
+  await page.locator('main .table-wrap').evaluate((table) => table.scrollTo({ left: table.scrollWidth }));
+  await browser.screenshot(page, 'usage-media');
+
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+  const [header, ...lines] = (await readFile(await download.path(), 'utf8')).trim().split('\r\n');
+  expect(header).toMatch(/,request_id,images,characters,seconds,requests,units,unit,usd_per_unit$/);
+  for (const [model, { csv }] of Object.entries(MEDIA_BILLED)) {
+    expect(lines.find((line) => line.includes(`,${model},`))?.endsWith(csv)).toBe(true);
+  }
+  expect(lines.find((line) => line.includes(MODEL))).toMatch(/,,,,,,,$/);
+  await page.context().close();
+
+  const phone = await browser.newPage('phone');
+  await browser.signIn(phone, stack, USER.username, USER.password);
+  await phone.goto('/usage');
+  await phone.getByRole('row').filter({ hasText: 'dall-e-3' }).waitFor();
+  await phone.locator('main .table-wrap').evaluate((table) => table.scrollTo({ left: table.scrollWidth }));
+  await browser.screenshot(phone, 'usage-media');
+  await phone.context().close();
 });
 
 test('dashboard and usage at phone width', async () => {

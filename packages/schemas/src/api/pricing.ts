@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { PriceUnit } from '../pricing';
 import type { ApiOperation } from './operation';
 
 const usdPer1MFields = {
@@ -25,7 +26,33 @@ export type ModelPriceView = z.output<typeof modelPriceSchema>;
 export const toolPriceSchema = z.object({ tool: z.string(), usd_per_call: z.number() });
 export type ToolPriceView = z.output<typeof toolPriceSchema>;
 
-export const pricingSchema = z.object({ group: z.string(), group_ratio: z.number(), items: z.array(modelPriceSchema), tools: z.array(toolPriceSchema) });
+export const PRICE_UNITS = ['image', '1k_characters', 'minute', 'request'] as const satisfies readonly PriceUnit[];
+
+/**
+ * The unit a ModelPrice is charged per, as the model's name tells it: the relay counts units by the
+ * route called (docs/api.md 2.14), so this is what a price list can say before any call. Undefined
+ * when the name does not tell.
+ */
+export function priceUnitOfModel(model: string): PriceUnit | undefined {
+  const name = model.toLowerCase();
+  if (name.startsWith('dall-e') || name.startsWith('gpt-image') || name.includes('-image')) return 'image';
+  if (name.startsWith('tts') || name.endsWith('-tts')) return '1k_characters';
+  if (name.startsWith('whisper') || name.includes('transcribe')) return 'minute';
+  if (name.startsWith('rerank')) return 'request';
+  return undefined;
+}
+
+/** A model priced per unit (ModelPrice, docs/api.md 2.14): USD per unit for the caller's group, and the unit when its name tells it. */
+export const unitPriceSchema = z.object({ model_name: z.string(), usd_per_unit: z.number(), unit: z.enum(PRICE_UNITS).optional() });
+export type UnitPriceView = z.output<typeof unitPriceSchema>;
+
+export const pricingSchema = z.object({
+  group: z.string(),
+  group_ratio: z.number(),
+  items: z.array(modelPriceSchema),
+  tools: z.array(toolPriceSchema),
+  unit_prices: z.array(unitPriceSchema),
+});
 export type PricingView = z.output<typeof pricingSchema>;
 
 export const pricingOperations = [

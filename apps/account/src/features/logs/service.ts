@@ -1,5 +1,5 @@
 import type { Prisma } from '@modelgate/db';
-import type { AdminLogView, UserLogView } from '@modelgate/schemas';
+import type { AdminLogView, MediaBilled, UserLogView } from '@modelgate/schemas';
 import type { AccountDeps } from '../../deps';
 import { unixSeconds } from '../../lib/clock';
 import { type CsvCell, csvRecord } from '../../lib/csv';
@@ -7,8 +7,15 @@ import type { Page, PageRequest } from '../../lib/envelope';
 import { findLogPage, findLogsBefore, type LogFilter, type LogRow } from './repository';
 
 /**
+ * What a media call had and, priced per unit, its units (docs/api.md 2.14): keys of a consume row's
+ * `other`, also the export's last columns.
+ */
+const MEDIA_BILLED_KEYS = ['images', 'characters', 'seconds', 'requests', 'units', 'unit', 'usd_per_unit'] as const satisfies readonly (keyof MediaBilled)[];
+
+/**
  * What a row's `other` tells its reader, under new-api's keys: the ratios of a consume row and every
- * token count its charge was computed from (docs/api.md 2.11). The relay's bookkeeping stays out.
+ * count its charge was computed from (docs/api.md 2.11, 2.14: tokens, the long-context tier, server
+ * tool calls, media quantities and units). The relay's bookkeeping stays out.
  */
 const OTHER_KEYS = [
   'group',
@@ -20,6 +27,9 @@ const OTHER_KEYS = [
   'cache_tokens',
   'cache_creation_tokens',
   'reasoning_tokens',
+  'tier_above_prompt_tokens',
+  'server_tools',
+  ...MEDIA_BILLED_KEYS,
 ] as const;
 
 function otherView(other: Prisma.JsonValue): Partial<Record<(typeof OTHER_KEYS)[number], Prisma.JsonValue>> {
@@ -63,7 +73,7 @@ export async function listAllLogs(deps: AccountDeps, filter: LogFilter, page: Pa
 export const MAX_EXPORT_ROWS = 100_000;
 const EXPORT_PAGE_ROWS = 1_000;
 
-/** The list's fields (3.2) as CSV columns; `other` (a JSON object) is left out. */
+/** The list's fields (3.2) as CSV columns; of `other` (a JSON object) only MEDIA_BILLED_KEYS, after these. */
 const OWN_COLUMNS = [
   'id',
   'created_at',
@@ -80,6 +90,11 @@ const OWN_COLUMNS = [
 ] as const satisfies readonly (keyof UserLogView)[];
 /** Plus what the admin list adds (3.3). */
 const ALL_COLUMNS = [...OWN_COLUMNS, 'user_id', 'username', 'channel_id'] as const satisfies readonly (keyof AdminLogView)[];
+
+/** A value of `other` as a cell: a number or text as it is, anything else empty. */
+function otherCell(value: unknown): CsvCell {
+  return typeof value === 'number' || typeof value === 'string' ? value : null;
+}
 
 export interface LogExport {
   /** Whose logs: the caller's own (`userId`, the filter's `username` ignored) or everyone's. */
@@ -98,14 +113,14 @@ export async function* logCsvChunks(deps: AccountDeps, request: LogExport): Asyn
   const { scope, maxRows = MAX_EXPORT_ROWS, pageRows = EXPORT_PAGE_ROWS } = request;
   const filter: LogFilter = scope === 'all' ? request.filter : { ...request.filter, userId: scope.userId, username: undefined };
   const columns = scope === 'all' ? ALL_COLUMNS : OWN_COLUMNS;
-  let chunk = csvRecord(columns);
+  let chunk = csvRecord([...columns, ...MEDIA_BILLED_KEYS]);
   let beforeId: bigint | undefined;
   for (let remaining = maxRows; remaining > 0; ) {
     const take = Math.min(pageRows, remaining);
     const rows = await findLogsBefore(deps.prisma, filter, beforeId, take);
     for (const row of rows) {
-      const view: Record<string, unknown> = adminView(row);
-      chunk += csvRecord(columns.map((column) => view[column] as CsvCell));
+      const view = adminView(row);
+      chunk += csvRecord([...columns.map((column) => view[column]), ...MEDIA_BILLED_KEYS.map((key) => otherCell(view.other[key]))]);
     }
     yield chunk;
     chunk = '';

@@ -1,6 +1,6 @@
 import { anthropicErrorType, ENVELOPE_ERROR_STATUS, grpcStatusName } from '@modelgate/errors';
 import { API_OPERATIONS, type ApiAuth, type ApiOperation, type Dialect, emptyBody } from '@modelgate/schemas';
-import { RELAY_OPERATIONS, type RelayOperation } from '@modelgate/schemas/relay';
+import { type MultipartFile, RELAY_OPERATIONS, type RelayOperation } from '@modelgate/schemas/relay';
 import { z } from 'zod';
 import { SESSION_COOKIE } from '../auth/session-store';
 
@@ -15,8 +15,36 @@ function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
 /** `/api/token/:id` -> `/api/token/{id}`; `/v1beta/models/:model:generateContent` -> `/v1beta/models/{model}:generateContent`. */
 const openApiPath = (path: string) => path.replace(/\/:([A-Za-z_]+)/g, '/{$1}');
 
-/** What `/api` and relay operations share: the request. */
-type RequestDescription = Pick<ApiOperation, 'method' | 'path' | 'summary' | 'body' | 'query' | 'params'>;
+/** What `/api` and relay operations share: the request line and its parameters. */
+type RequestDescription = Pick<ApiOperation, 'method' | 'path' | 'summary' | 'query' | 'params'>;
+
+/** Bytes, as OpenAPI tools read a file part or a binary answer. */
+const BINARY = { type: 'string', format: 'binary' };
+
+function jsonRequestBody(body: z.ZodType, required: boolean): JsonSchema {
+  return { required, content: { 'application/json': { schema: jsonSchemaOf(body, 'input') } } };
+}
+
+/**
+ * A multipart/form-data body (docs/api.md 2.13): the text fields of `fields` (their values are text,
+ * so numbers and booleans show as patterned strings) and each file part as binary, with the media
+ * types it may have. A repeatable part takes one file or several.
+ */
+function multipartRequestBody(fields: z.ZodType, files: Readonly<Record<string, MultipartFile>>): JsonSchema {
+  const text = jsonSchemaOf(fields, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+  const parts = Object.entries(files);
+  const fileProperties = parts.map(([name, file]) => [
+    name,
+    { description: file.description, ...(file.repeated ? { anyOf: [BINARY, { type: 'array', items: BINARY }] } : BINARY) },
+  ]);
+  const schema = {
+    ...text,
+    properties: { ...text.properties, ...Object.fromEntries(fileProperties) },
+    required: [...(text.required ?? []), ...parts.filter(([, file]) => file.required).map(([name]) => name)],
+  };
+  const encoding = Object.fromEntries(parts.map(([name, file]) => [name, { contentType: file.contentType }]));
+  return { required: true, content: { 'multipart/form-data': { schema, encoding } } };
+}
 
 /** Query or path parameters from an object schema's properties. */
 function parametersOf(schema: z.ZodObject | undefined, location: 'query' | 'path'): JsonSchema[] {
@@ -169,27 +197,33 @@ function successResponse(operation: ApiOperation): JsonSchema {
   return { description: 'Success', content: { [operation.raw ?? 'application/json']: { schema } } };
 }
 
-/** The relay's success: the provider's object (main fields), server-sent events, or either. */
+/** The relay's success: the provider's object (main fields), raw content (audio, subtitles), server-sent events, or several. */
 function relaySuccessResponse(operation: RelayOperation): JsonSchema {
   const content: JsonSchema = {};
+  const raw = operation.raw ?? [];
   if (operation.response) content['application/json'] = { schema: jsonSchemaOf(operation.response, 'output') };
+  for (const answer of raw) content[answer.contentType] = { schema: answer.binary ? BINARY : { type: 'string' } };
   if (operation.stream) content['text/event-stream'] = { schema: { type: 'string' } };
+  const answersOtherwise = operation.response !== undefined || raw.length > 0;
   const parts = [
     operation.response ? 'The provider\'s object (its main fields are described; others pass through)' : '',
-    operation.stream ? `${operation.response ? 'with `"stream": true`, server-sent' : 'Server-sent'} events: ${operation.stream}` : '',
+    ...raw.map((answer) => `${answer.description} (\`${answer.contentType}\`)`),
+    operation.stream
+      ? `${answersOtherwise ? `with ${operation.streamWhen ?? '`"stream": true`'}, server-sent` : 'Server-sent'} events: ${operation.stream}`
+      : '',
   ];
   return { description: parts.filter(Boolean).join('; '), content };
 }
 
 /** The operation object: the request part is the same for `/api` and the relay, `described` adds who may call it and the answers. */
-function operationObject(operation: RequestDescription, described: JsonSchema, bodyRequired: boolean): JsonSchema {
+function operationObject(operation: RequestDescription, described: JsonSchema, requestBody: JsonSchema | undefined): JsonSchema {
   const parameters = [...parametersOf(operation.params, 'path'), ...parametersOf(operation.query, 'query')];
   return {
     operationId: `${operation.method}${operation.path.replace(/^\/api/, '').replace(/[^A-Za-z0-9]+(.)?/g, (_, next: string | undefined) => (next ?? '').toUpperCase())}`,
     summary: operation.summary,
     ...described,
     ...(parameters.length ? { parameters } : {}),
-    ...(operation.body ? { requestBody: { required: bodyRequired, content: { 'application/json': { schema: jsonSchemaOf(operation.body, 'input') } } } } : {}),
+    ...(requestBody ? { requestBody } : {}),
   };
 }
 
@@ -202,7 +236,7 @@ function apiOperationObject(operation: ApiOperation, errorRefs: Record<string, J
       security: SECURITY[operation.auth],
       responses: { '200': successResponse(operation), ...(operation.auth === 'webhook' ? WEBHOOK_ERRORS : errorRefs) },
     },
-    operation.body !== emptyBody,
+    operation.body ? jsonRequestBody(operation.body, operation.body !== emptyBody) : undefined,
   );
 }
 
@@ -216,7 +250,7 @@ function relayOperationObject(operation: RelayOperation): JsonSchema {
       security: RELAY_SECURITY[operation.key],
       responses: { '200': relaySuccessResponse(operation), '4XX': error, '5XX': error },
     },
-    true,
+    !operation.body ? undefined : operation.multipart ? multipartRequestBody(operation.body, operation.multipart) : jsonRequestBody(operation.body, true),
   );
 }
 

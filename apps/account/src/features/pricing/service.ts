@@ -1,13 +1,19 @@
-import { groupRatioOf, type ModelPriceView, priceAtTier, type PricingView, ratiosOf, readOptions, type UsdPer1M, usdPer1M } from '@modelgate/schemas';
+import { groupRatioOf, type ModelPriceView, priceAtTier, priceUnitOfModel, type PricingView, ratiosOf, readOptions, type UsdPer1M, usdPer1M } from '@modelgate/schemas';
 import type { AccountDeps } from '../../deps';
 
 function usdFields(usd: UsdPer1M) {
   return { input_usd_per_1m: usd.input, cached_input_usd_per_1m: usd.cachedInput, cache_write_usd_per_1m: usd.cacheWrite, output_usd_per_1m: usd.output };
 }
 
+/** A USD price for the group, rounded to 1e-9 USD: the product of two decimals carries float noise below it. */
+function usdForGroup(usd: number, groupRatio: number): number {
+  return Math.round(usd * groupRatio * 1e9) / 1e9;
+}
+
 /**
  * Every model with a ModelRatio (defaults included), priced as the relay charges it (docs/api.md
- * 2.11), by model name, with its long-context tiers; and every priced server tool (2.14), by name.
+ * 2.11), by model name, with its long-context tiers; every priced server tool (2.14), by name; and
+ * every model with a ModelPrice (2.14), by name, with its unit where the name tells it.
  */
 export async function getPricing(deps: AccountDeps, group: string): Promise<PricingView> {
   const options = await readOptions(deps.prisma);
@@ -27,7 +33,12 @@ export async function getPricing(deps: AccountDeps, group: string): Promise<Pric
   }
   const tools = [...options.ToolPrice.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
-    // Rounded to 1e-9 USD: the product of two decimals carries float noise below it.
-    .map(([tool, usd]) => ({ tool, usd_per_call: Math.round(usd * groupRatio * 1e9) / 1e9 }));
-  return { group, group_ratio: groupRatio, items, tools };
+    .map(([tool, usd]) => ({ tool, usd_per_call: usdForGroup(usd, groupRatio) }));
+  const unitPrices = [...options.ModelPrice.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([model, usd]) => {
+      const unit = priceUnitOfModel(model);
+      return { model_name: model, usd_per_unit: usdForGroup(usd, groupRatio), ...(unit ? { unit } : {}) };
+    });
+  return { group, group_ratio: groupRatio, items, tools, unit_prices: unitPrices };
 }

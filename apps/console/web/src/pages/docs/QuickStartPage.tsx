@@ -1,3 +1,4 @@
+import { priceUnitOfModel } from '@modelgate/schemas/api';
 import { useQuery } from '@tanstack/react-query';
 import { type ReactNode, useState } from 'react';
 import { Link } from 'react-router';
@@ -6,12 +7,21 @@ import { CopyButton } from '../../components/CopyButton';
 import { SelectField } from '../../components/Field';
 import { ErrorAlert, PageHeader } from '../../components/feedback';
 import { formatUsdPrice } from '../../lib/money';
+import { PRICE_UNIT_LABELS, type PriceUnit } from '../../lib/prices';
 import { usePricing, useSelf } from '../../lib/queries';
 import { ROLE_ADMIN, useUser } from '../../session/session-context';
-import { quickStartSnippets } from './snippets';
+import { mediaSnippets, quickStartSnippets, type Snippet } from './snippets';
 
-/** The snippets' model unless the user picks another: cheap, and served by most OpenAI-compatible channels. */
+/** The snippets' models unless the user picks others: cheap, and served by most OpenAI-compatible channels. */
 const EXAMPLE_MODEL = 'gpt-4o-mini';
+const EXAMPLE_IMAGE_MODEL = 'gpt-image-1';
+const EXAMPLE_TRANSCRIPTION_MODEL = 'whisper-1';
+
+/** The model a snippet uses: the user's pick, else the example when it is priced (or nothing is), else the first priced one. */
+function useModelChoice(models: readonly string[], example: string): [string, (model: string) => void] {
+  const [chosen, setChosen] = useState<string>();
+  return [chosen ?? (models.length === 0 || models.includes(example) ? example : models[0]!), setChosen];
+}
 
 /** From nothing to a first call: what is set up, the base URLs, copy-ready snippets, the priced models. */
 export function QuickStartPage() {
@@ -26,8 +36,14 @@ export function QuickStartPage() {
     enabled: isAdmin,
   });
   const models = pricing.data?.items.map((item) => item.model_name) ?? [];
-  const [chosenModel, setChosenModel] = useState<string>();
-  const model = chosenModel ?? (models.length === 0 || models.includes(EXAMPLE_MODEL) ? EXAMPLE_MODEL : models[0]!);
+  const [model, setModel] = useModelChoice(models, EXAMPLE_MODEL);
+  // Every priced model, by tokens or per unit; the media snippets offer those whose name says what they make.
+  const pricedModels = [...new Set([...models, ...(pricing.data?.unit_prices.map((price) => price.model_name) ?? [])])].sort();
+  const modelsOf = (unit: PriceUnit) => pricedModels.filter((name) => priceUnitOfModel(name) === unit);
+  const imageModels = modelsOf('image');
+  const transcriptionModels = modelsOf('minute');
+  const [imageModel, setImageModel] = useModelChoice(imageModels, EXAMPLE_IMAGE_MODEL);
+  const [transcriptionModel, setTranscriptionModel] = useModelChoice(transcriptionModels, EXAMPLE_TRANSCRIPTION_MODEL);
   const origin = window.location.origin;
 
   return (
@@ -69,28 +85,30 @@ export function QuickStartPage() {
         <div className="page-header">
           <h2 id="snippets-title">Snippets</h2>
           <div className="actions">
-            <SelectField label="Model" value={model} onChange={(event) => setChosenModel(event.target.value)} disabled={models.length === 0}
-              hint={models.length === 0 ? 'No model is priced yet: the snippets use an example name.' : undefined}>
-              {(models.length > 0 ? models : [EXAMPLE_MODEL]).map((name) => <option key={name} value={name}>{name}</option>)}
-            </SelectField>
+            <ModelSelect label="Model" models={models} model={model} example={EXAMPLE_MODEL} onChange={setModel} />
           </div>
         </div>
-        {quickStartSnippets(origin, model).map((snippet) => (
-          <section key={snippet.id} className="panel snippet" aria-labelledby={`snippet-${snippet.id}`}>
-            <div className="snippet-head">
-              <h3 id={`snippet-${snippet.id}`}>{snippet.title}</h3>
-              <CopyButton text={snippet.code} label={`Copy ${snippet.title} snippet`} />
-            </div>
-            <p className="muted">{snippet.description}</p>
-            <pre><code>{snippet.code}</code></pre>
-          </section>
-        ))}
+        {quickStartSnippets(origin, model).map((snippet) => <SnippetPanel key={snippet.id} snippet={snippet} />)}
         <p className="muted">Replace <code>sk-your-key</code> (or set <code>MODELGATE_API_KEY</code>) with your key.</p>
+      </section>
+
+      <section aria-labelledby="media-snippets-title">
+        <div className="page-header">
+          <h2 id="media-snippets-title">Images and audio</h2>
+          <div className="actions">
+            <ModelSelect label="Image model" models={imageModels} model={imageModel} example={EXAMPLE_IMAGE_MODEL} onChange={setImageModel} />
+            <ModelSelect label="Transcription model" models={transcriptionModels} model={transcriptionModel} example={EXAMPLE_TRANSCRIPTION_MODEL} onChange={setTranscriptionModel} />
+          </div>
+        </div>
+        {mediaSnippets(origin, { image: imageModel, transcription: transcriptionModel }).map((snippet) => <SnippetPanel key={snippet.id} snippet={snippet} />)}
       </section>
 
       <section className="panel" aria-labelledby="models-title">
         <h2 id="models-title">Model prices</h2>
-        <p className="muted">A model can be called when it has a price and a channel serves it.</p>
+        <p className="muted">
+          A model can be called when it has a price and a channel serves it. Images, speech, transcriptions and rerank calls that report no tokens
+          are priced per unit.
+        </p>
         {pricing.data && pricing.data.items.length === 0 && <p className="muted">No model has a price yet{isAdmin ? '' : ': ask an administrator'}.</p>}
         {pricing.data && pricing.data.items.length > 0 && (
           <div className="table-wrap">
@@ -112,8 +130,56 @@ export function QuickStartPage() {
             </table>
           </div>
         )}
+        {pricing.data && pricing.data.unit_prices.length > 0 && (
+          <div className="table-wrap">
+            <table>
+              <caption className="muted">USD per unit for your group ({pricing.data.group})</caption>
+              <thead>
+                <tr><th scope="col">Model</th><th scope="col" className="num">Price</th><th scope="col">Per</th></tr>
+              </thead>
+              <tbody>
+                {pricing.data.unit_prices.map((price) => (
+                  <tr key={price.model_name}>
+                    <th scope="row">{price.model_name}</th>
+                    <td className="num">{formatUsdPrice(price.usd_per_unit)}</td>
+                    <td>{price.unit ? PRICE_UNIT_LABELS[price.unit] : 'unit'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
       </section>
     </>
+  );
+}
+
+/** A model picker for snippets; with nothing priced, the example name, disabled. */
+function ModelSelect({ label, models, model, example, onChange }: {
+  label: string;
+  models: readonly string[];
+  model: string;
+  example: string;
+  onChange: (model: string) => void;
+}) {
+  return (
+    <SelectField label={label} value={model} onChange={(event) => onChange(event.target.value)} disabled={models.length === 0}
+      hint={models.length === 0 ? 'None is priced yet: the snippets use an example name.' : undefined}>
+      {(models.length > 0 ? models : [example]).map((name) => <option key={name} value={name}>{name}</option>)}
+    </SelectField>
+  );
+}
+
+function SnippetPanel({ snippet }: { snippet: Snippet }) {
+  return (
+    <section className="panel snippet" aria-labelledby={`snippet-${snippet.id}`}>
+      <div className="snippet-head">
+        <h3 id={`snippet-${snippet.id}`}>{snippet.title}</h3>
+        <CopyButton text={snippet.code} label={`Copy ${snippet.title} snippet`} />
+      </div>
+      <p className="muted">{snippet.description}</p>
+      <pre><code>{snippet.code}</code></pre>
+    </section>
   );
 }
 

@@ -23,6 +23,7 @@ import {
   pageFromSearch,
   searchOfFilters,
 } from './log-filters';
+import { mediaBilledText } from './media-billed';
 
 const PAGE_SIZE = 20;
 /** "To" is picked to the minute; the API's end is inclusive, so the whole minute counts. */
@@ -178,20 +179,26 @@ function LogTable({ rows }: { rows: readonly UserLogView[] }) {
           </tr>
         </thead>
         <tbody>
-          {rows.map((row) => (
-            <tr key={row.id}>
-              <td>{formatDateTime(row.created_at)}</td>
-              <td><span className={`badge log-type-${row.type}`}>{logTypeLabel(row.type)}</span></td>
-              <td className="mono">{row.model_name}</td>
-              <td>{row.token_name}</td>
-              <td className="num">{formatInteger(row.prompt_tokens)}</td>
-              <td className="num">{formatInteger(row.completion_tokens)}</td>
-              <td className="num">{formatSignedQuota(row.quota, quotaPerUnit)}</td>
-              <td className="num">{row.use_time_ms > 0 ? formatDuration(row.use_time_ms) : ''}</td>
-              <td>{row.is_stream ? 'Yes' : 'No'}</td>
-              <td className="usage-details">{row.content}</td>
-            </tr>
-          ))}
+          {rows.map((row) => {
+            const billed = mediaBilledText(row.other);
+            return (
+              <tr key={row.id}>
+                <td>{formatDateTime(row.created_at)}</td>
+                <td><span className={`badge log-type-${row.type}`}>{logTypeLabel(row.type)}</span></td>
+                <td className="mono">{row.model_name}</td>
+                <td>{row.token_name}</td>
+                <td className="num">{formatInteger(row.prompt_tokens)}</td>
+                <td className="num">{formatInteger(row.completion_tokens)}</td>
+                <td className="num">{formatSignedQuota(row.quota, quotaPerUnit)}</td>
+                <td className="num">{row.use_time_ms > 0 ? formatDuration(row.use_time_ms) : ''}</td>
+                <td>{row.is_stream ? 'Yes' : 'No'}</td>
+                <td className="usage-details">
+                  {billed && <span className="usage-billed">{billed}</span>}
+                  {row.content}
+                </td>
+              </tr>
+            );
+          })}
         </tbody>
       </table>
     </div>

@@ -50,6 +50,12 @@ export const OPTION_FIELDS: Record<OptionKey, OptionField> = {
     description:
       'Model → long-context tiers [{"above_prompt_tokens": 200000, "model_ratio": 3, "completion_ratio": 3.75}]: a call whose prompt exceeds a threshold is priced whole at the highest tier it reaches.',
   },
+  ModelPrice: {
+    section: 'Money and prices',
+    control: 'ratio-map',
+    description:
+      'Model → USD per unit for images, speech, transcriptions and rerank (per image, 1,000 characters, minute of audio or request), used when a call reports no tokens. A model with neither this nor a ModelRatio is refused. Easier to edit on the Prices page.',
+  },
   ToolPrice: {
     section: 'Money and prices',
     control: 'ratio-map',

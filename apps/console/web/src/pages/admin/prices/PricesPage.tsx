@@ -1,9 +1,9 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { priceUnitOfModel } from '@modelgate/schemas/api';
 import { type FormEvent, useMemo, useState } from 'react';
 import { Link } from 'react-router';
-import { api } from '../../../api';
 import { InputField } from '../../../components/Field';
 import { ErrorAlert, Loading, Notice, PageHeader } from '../../../components/feedback';
+import { PRICE_UNIT_LABELS } from '../../../lib/prices';
 import { ROLE_ROOT, useUser } from '../../../session/session-context';
 import { useOptions } from '../options-query';
 import type { OptionValues } from '@modelgate/schemas/options';
@@ -19,12 +19,29 @@ import {
   priceRowsOf,
   RATIO_OPTION_KEYS,
   ratioMapsOfRows,
+  ratioMapText,
   readDraft,
   tierRowsOf,
   ZERO_INPUT_MESSAGE,
 } from './price-table';
+import {
+  changedModelPriceOption,
+  readUnitDraft,
+  type UnitDraftErrors,
+  type UnitPriceDraft,
+  type UnitPriceRow,
+  unitDraftOf,
+  unitPriceRowsOf,
+} from './unit-price-table';
+import { usePriceTable } from './use-price-table';
 
-/** Model prices in USD per 1M tokens, stored as the ratio options (docs/api.md 2.11). */
+/**
+ * Each editor starts afresh when the options it edits change (a save), and keeps what is being
+ * typed in it when the other one saves.
+ */
+const ratioMapsKey = (options: OptionValues) => RATIO_OPTION_KEYS.map((key) => ratioMapText(options[key])).join('\n');
+
+/** Model prices in USD per 1M tokens, stored as the ratio options (docs/api.md 2.11), and per unit, stored as ModelPrice (2.14). */
 export function PricesPage() {
   const user = useUser();
   const isRoot = user.role >= ROLE_ROOT;
@@ -35,9 +52,9 @@ export function PricesPage() {
     <>
       <PageHeader title="Prices" />
       <p className="muted">
-        What each model costs, in USD per 1M tokens, for a user group with ratio 1. The gateway stores prices as ratios: model ratio 1 = USD 2 per
-        1M input tokens, and the cached input, cache write and output prices are multiples of the input price. A model that is not in this table is
-        refused.
+        What each model costs for a user group with ratio 1: in USD per 1M tokens, or per unit for images, speech, transcriptions and rerank calls
+        that report no tokens. The gateway stores token prices as ratios: model ratio 1 = USD 2 per 1M input tokens, and the cached input, cache
+        write and output prices are multiples of the input price. A model with neither a token price nor a unit price is refused.
       </p>
       {!isRoot ? (
         <p className="alert error" role="alert">Prices are options, which only the root user can see and change.</p>
@@ -46,7 +63,11 @@ export function PricesPage() {
       ) : options.values ? (
         <>
           {saved && <Notice>Saved {saved.join(', ')}. Relays use the new prices within a few seconds.</Notice>}
-          <PriceEditor key={options.dataUpdatedAt} options={options.values} onEdit={() => setSaved(undefined)} onSaved={setSaved} />
+          <PriceEditor key={ratioMapsKey(options.values)} options={options.values} onEdit={() => setSaved(undefined)} onSaved={setSaved} />
+          <LongContextTiers options={options.values} />
+          <UnitPriceEditor key={ratioMapText(options.values.ModelPrice)} options={options.values} onEdit={() => setSaved(undefined)} onSaved={setSaved} />
+          <ToolPrices tools={options.values.ToolPrice} />
+          <GroupRatios groups={options.values.GroupRatio} />
         </>
       ) : (
         <Loading what="prices" />
@@ -58,64 +79,36 @@ export function PricesPage() {
 const EMPTY_DRAFT: PriceDraft = { model: '', input: '', cachedInput: '', cacheWrite: '', output: '' };
 
 function PriceEditor({ options, onEdit, onSaved }: { options: OptionValues; onEdit: () => void; onSaved: (keys: string[]) => void }) {
-  const queryClient = useQueryClient();
   const storedRows = useMemo(() => priceRowsOf(options), [options]);
-  const [drafts, setDrafts] = useState<PriceDraft[]>(() => storedRows.map(draftOf));
-  const [filter, setFilter] = useState('');
-  const [showErrors, setShowErrors] = useState(false);
-
-  const checked = drafts.map((draft) => readDraft(draft, new Set()));
-  const rows = checked.flatMap((result) => (result.row ? [result.row] : []));
-  const valid = rows.length === drafts.length;
-  const changes = valid ? changedRatioOptions(options, ratioMapsOfRows(options, rows)) : [];
-  const removed = storedRows.filter((row) => !drafts.some((draft) => draft.model === row.model)).length;
-
-  const save = useMutation({
-    mutationFn: async () => {
-      // One PUT per changed map: the service validates and stores each option on its own.
-      for (const change of changes) await api.call('put /api/option', { body: change });
-      return RATIO_OPTION_KEYS.filter((key) => changes.some((change) => change.key === key));
-    },
-    onSuccess: onSaved,
-    // Also after a failed write: the maps written before it are stored, and the table shows them.
-    onSettled: () => Promise.all([queryClient.invalidateQueries({ queryKey: ['options'] }), queryClient.invalidateQueries({ queryKey: ['pricing'] })]),
+  const table = usePriceTable({
+    storedRows,
+    draftOf,
+    rowOf: (draft: PriceDraft) => readDraft(draft, new Set()).row,
+    changesOf: (rows) => changedRatioOptions(options, ratioMapsOfRows(options, rows)),
+    optionKeys: RATIO_OPTION_KEYS,
+    onEdit,
+    onSaved,
   });
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    setShowErrors(true);
-    if (valid && changes.length > 0) save.mutate();
-  }
-
-  function edit(change: (current: PriceDraft[]) => PriceDraft[]) {
-    setDrafts(change);
-    onEdit();
-  }
-  const update = (model: string, kind: PriceKind, text: string) => edit((current) => current.map((draft) => (draft.model === model ? { ...draft, [kind]: text } : draft)));
-  const remove = (model: string) => edit((current) => current.filter((draft) => draft.model !== model));
-  const add = (row: PriceRow) => edit((current) => [...current, draftOf(row)].sort((a, b) => a.model.localeCompare(b.model)));
+  const [filter, setFilter] = useState('');
+  const update = (model: string, kind: PriceKind, text: string) => table.update(model, { [kind]: text });
 
   const needle = filter.trim().toLowerCase();
-  const shown = drafts.map((draft, index) => ({ draft, errors: checked[index]?.errors ?? {} })).filter(({ draft }) => draft.model.toLowerCase().includes(needle));
+  const shown = table.drafts.filter((draft) => draft.model.toLowerCase().includes(needle)).map((draft) => ({ draft, errors: readDraft(draft, new Set()).errors }));
 
   return (
     <>
-      <ErrorAlert error={save.error} />
-      <AddModel existing={new Set(drafts.map((draft) => draft.model))} onAdd={add} />
-      <form className="panel" onSubmit={submit} noValidate aria-labelledby="price-table-title">
+      <ErrorAlert error={table.save.error} />
+      <AddModel existing={new Set(table.drafts.map((draft) => draft.model))} onAdd={table.add} />
+      <form className="panel" onSubmit={table.submit} noValidate aria-labelledby="price-table-title">
         <h2 id="price-table-title">Model prices (USD per 1M tokens)</h2>
         <div className="row prices-toolbar">
           <InputField label="Filter models" type="search" value={filter} onChange={(event) => setFilter(event.target.value)} />
           <div className="actions">
-            <button type="button" onClick={() => { edit(() => storedRows.map(draftOf)); setShowErrors(false); save.reset(); }} disabled={changes.length === 0 && valid}>
-              Discard changes
-            </button>
-            <button type="submit" className="primary" disabled={save.isPending || (valid && changes.length === 0)}>Save prices</button>
+            <button type="button" onClick={table.discard} disabled={table.unchanged}>Discard changes</button>
+            <button type="submit" className="primary" disabled={table.save.isPending || table.unchanged}>Save prices</button>
           </div>
         </div>
-        <p className="muted" role="status">
-          {!valid && showErrors ? 'Fix the highlighted prices to save.' : changes.length > 0 ? `Unsaved changes to ${changes.map((change) => change.key).join(', ')}${removed > 0 ? ` (${removed} model${removed === 1 ? '' : 's'} removed)` : ''}.` : 'No unsaved changes.'}
-        </p>
+        <p className="muted" role="status">{table.status}</p>
         <div className="table-wrap">
           <table className="admin-table prices-table">
             <thead>
@@ -127,19 +120,141 @@ function PriceEditor({ options, onEdit, onSaved }: { options: OptionValues; onEd
             </thead>
             <tbody>
               {shown.length === 0 && (
-                <tr><td colSpan={PRICE_KINDS.length + 2} className="muted">{drafts.length === 0 ? 'No model is priced yet: add one above.' : 'No model matches the filter.'}</td></tr>
+                <tr><td colSpan={PRICE_KINDS.length + 2} className="muted">{table.drafts.length === 0 ? 'No model is priced yet: add one above.' : 'No model matches the filter.'}</td></tr>
               )}
               {shown.map(({ draft, errors }) => (
-                <PriceRowInputs key={draft.model} draft={draft} errors={showErrors ? errors : pricesOnlyErrors(errors)} onChange={update} onRemove={remove} />
+                <PriceRowInputs key={draft.model} draft={draft} errors={table.showErrors ? errors : pricesOnlyErrors(errors)} onChange={update} onRemove={table.remove} />
               ))}
             </tbody>
           </table>
         </div>
       </form>
-      <LongContextTiers options={options} />
-      <ToolPrices tools={options.ToolPrice} />
-      <GroupRatios groups={options.GroupRatio} />
     </>
+  );
+}
+
+/** Prices per unit (option ModelPrice, docs/api.md 2.14) in USD, saved as one option. */
+function UnitPriceEditor({ options, onEdit, onSaved }: { options: OptionValues; onEdit: () => void; onSaved: (keys: string[]) => void }) {
+  const storedRows = useMemo(() => unitPriceRowsOf(options), [options]);
+  const table = usePriceTable({
+    storedRows,
+    draftOf: unitDraftOf,
+    rowOf: (draft: UnitPriceDraft) => readUnitDraft(draft, new Set()).row,
+    changesOf: (rows) => {
+      const change = changedModelPriceOption(options, rows);
+      return change ? [change] : [];
+    },
+    optionKeys: ['ModelPrice'],
+    onEdit,
+    onSaved,
+  });
+
+  return (
+    <section className="panel" aria-labelledby="unit-prices-title">
+      <h2 id="unit-prices-title">Prices per unit (USD)</h2>
+      <p className="muted">
+        Images, speech, transcriptions and translations, and rerank calls cost this per unit: an image (high or HD quality, and a size above
+        1024×1024, each count one unit more), 1,000 characters of speech, a minute of audio, a request. A model that also has token prices is
+        charged by the tokens when its answer reports them. Moderations are free unless priced here.
+      </p>
+      <ErrorAlert error={table.save.error} />
+      <AddUnitPrice existing={new Set(table.drafts.map((draft) => draft.model))} onAdd={table.add} />
+      <form onSubmit={table.submit} noValidate aria-label="Prices per unit">
+        <div className="row prices-toolbar">
+          <p className="muted" role="status">{table.status}</p>
+          <div className="actions">
+            <button type="button" onClick={table.discard} disabled={table.unchanged}>Discard changes</button>
+            <button type="submit" className="primary" disabled={table.save.isPending || table.unchanged}>Save unit prices</button>
+          </div>
+        </div>
+        <div className="table-wrap">
+          <table className="admin-table prices-table">
+            <thead>
+              <tr><th scope="col">Model</th><th scope="col">Unit</th><th scope="col" className="num">USD per unit</th><th scope="col">Actions</th></tr>
+            </thead>
+            <tbody>
+              {table.drafts.length === 0 && <tr><td colSpan={4} className="muted">No model is priced per unit: such calls are refused unless the model has token prices.</td></tr>}
+              {table.drafts.map((draft) => (
+                <UnitPriceInputs
+                  key={draft.model}
+                  draft={draft}
+                  error={table.showErrors ? readUnitDraft(draft, new Set()).errors.usd : undefined}
+                  onChange={(model, usd) => table.update(model, { usd })}
+                  onRemove={table.remove}
+                />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function UnitPriceInputs({ draft, error, onChange, onRemove }: {
+  draft: UnitPriceDraft;
+  error: string | undefined;
+  onChange: (model: string, usd: string) => void;
+  onRemove: (model: string) => void;
+}) {
+  const unit = priceUnitOfModel(draft.model);
+  const errorId = `unit-price-error-${draft.model}`;
+  return (
+    <tr>
+      <th scope="row" className="mono">{draft.model}</th>
+      <td data-label="Unit">{unit ? PRICE_UNIT_LABELS[unit] : <span className="muted">the route's</span>}</td>
+      <td className="num" data-label="USD per unit">
+        <input
+          className="price-input"
+          inputMode="decimal"
+          aria-label={`${draft.model} USD per unit`}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? errorId : undefined}
+          value={draft.usd}
+          onChange={(event) => onChange(draft.model, event.target.value)}
+        />
+        {error && <p className="field-error price-error" id={errorId}>{error}</p>}
+      </td>
+      <td>
+        <button type="button" className="danger" aria-label={`Remove ${draft.model} unit price`} onClick={() => onRemove(draft.model)}>Remove</button>
+      </td>
+    </tr>
+  );
+}
+
+const EMPTY_UNIT_DRAFT: UnitPriceDraft = { model: '', usd: '' };
+
+/** A new model priced per unit; the unit its name tells is shown as it is typed. */
+function AddUnitPrice({ existing, onAdd }: { existing: ReadonlySet<string>; onAdd: (row: UnitPriceRow) => void }) {
+  const [draft, setDraft] = useState<UnitPriceDraft>(EMPTY_UNIT_DRAFT);
+  const [errors, setErrors] = useState<UnitDraftErrors>({});
+  const unit = priceUnitOfModel(draft.model.trim());
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    const result = readUnitDraft(draft, existing);
+    setErrors(result.errors);
+    if (result.row) {
+      onAdd(result.row);
+      setDraft(EMPTY_UNIT_DRAFT);
+    }
+  }
+  const set = (field: keyof UnitPriceDraft) => (event: { target: { value: string } }) => setDraft({ ...draft, [field]: event.target.value });
+  return (
+    <form className="unit-price-add" onSubmit={submit} noValidate aria-label="Add a unit price">
+      <div className="form-grid">
+        <InputField label="Model" value={draft.model} onChange={set('model')} error={errors.model} autoComplete="off" hint="As clients send it, e.g. dall-e-3" />
+        <InputField
+          label="USD per unit"
+          inputMode="decimal"
+          value={draft.usd}
+          onChange={set('usd')}
+          error={errors.usd}
+          hint={unit ? `Per ${PRICE_UNIT_LABELS[unit]}` : 'Per image, 1,000 characters, minute or request: what the route counts'}
+        />
+      </div>
+      <button type="submit">Add unit price</button>
+      <span className="muted"> Saved with “Save unit prices”.</span>
+    </form>
   );
 }
 

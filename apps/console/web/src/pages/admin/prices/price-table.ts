@@ -72,6 +72,24 @@ export function draftOf(row: PriceRow): PriceDraft {
 /** A price as typed: a plain non-negative decimal ("0.15", "2", ".5"). */
 const PRICE_TEXT = /^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$/;
 
+export const PRICE_MESSAGE = 'Enter a price of 0 or more, like 0.15';
+
+/** A typed price, or undefined when it is not a plain non-negative decimal. */
+export function readPrice(text: string): number | undefined {
+  const trimmed = text.trim();
+  return PRICE_TEXT.test(trimmed) ? Number(trimmed) : undefined;
+}
+
+/** A typed model name, or why it cannot be one: empty, invalid, or already among `otherModels`. */
+export function readModelName(text: string, otherModels: ReadonlySet<string>): { model: string; error?: string } {
+  const model = text.trim();
+  if (model === '') return { model, error: 'Enter a model name' };
+  const name = modelNameSchema.safeParse(model);
+  if (!name.success) return { model, error: `Model name ${name.error.issues[0]?.message ?? 'is not valid'}` };
+  if (otherModels.has(model)) return { model, error: `${model} is already in the table` };
+  return { model };
+}
+
 export const ZERO_INPUT_MESSAGE =
   'Other prices are stored as multiples of the input price, so with an input price of 0 they can only be 0 too. Set an input price, or set this to 0.';
 
@@ -81,16 +99,13 @@ export const ZERO_INPUT_MESSAGE =
  */
 export function readDraft(draft: PriceDraft, otherModels: ReadonlySet<string>): { row?: PriceRow; errors: DraftErrors } {
   const errors: DraftErrors = {};
-  const model = draft.model.trim();
-  const name = modelNameSchema.safeParse(model);
-  if (model === '') errors.model = 'Enter a model name';
-  else if (!name.success) errors.model = `Model name ${name.error.issues[0]?.message ?? 'is not valid'}`;
-  else if (otherModels.has(model)) errors.model = `${model} is already in the table`;
+  const { model, error } = readModelName(draft.model, otherModels);
+  if (error) errors.model = error;
   const prices: Partial<UsdPer1M> = {};
   for (const kind of PRICE_KINDS) {
-    const text = draft[kind].trim();
-    if (!PRICE_TEXT.test(text)) errors[kind] = 'Enter a price of 0 or more, like 0.15';
-    else prices[kind] = Number(text);
+    const price = readPrice(draft[kind]);
+    if (price === undefined) errors[kind] = PRICE_MESSAGE;
+    else prices[kind] = price;
   }
   if (prices.input === 0) {
     for (const kind of PRICE_KINDS) if (kind !== 'input' && (prices[kind] ?? 0) > 0) errors[kind] = ZERO_INPUT_MESSAGE;
