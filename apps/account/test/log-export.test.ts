@@ -57,7 +57,7 @@ describe('GET /api/log/self/export', () => {
       data: [
         consumeLogRow(user, T0, {
           modelName: 'dall-e-3',
-          content: '2 image x USD 0.04, group ratio 1',
+          content: '2 x USD 0.04 per image, group ratio 1',
           promptTokens: 0,
           completionTokens: 0,
           other: { entry: 'relay-1:7', group: 'default', model_ratio: 0, completion_ratio: 0, group_ratio: 1, images: 2, units: 2, unit: 'image', usd_per_unit: 0.04 },
@@ -68,7 +68,7 @@ describe('GET /api/log/self/export', () => {
     });
     const records = recordsOf((await user.agent.get('/api/log/self/export').expect(200)).text);
     expect(records[0]).toMatch(/,gpt-4o-transcribe,ci,-100,10,5,321,true,req-\d+-\d+,,,61,,,,$/);
-    expect(records[1]).toMatch(/,2,"2 image x USD 0\.04, group ratio 1",dall-e-3,ci,-100,0,0,321,true,req-\d+-\d+,2,,,,2,image,0\.04$/);
+    expect(records[1]).toMatch(/,2,"2 x USD 0\.04 per image, group ratio 1",dall-e-3,ci,-100,0,0,321,true,req-\d+-\d+,2,,,,2,image,0\.04$/);
   });
 
   it('applies the filters of the list', async () => {

@@ -68,14 +68,14 @@ afterAll(async () => {
 const MEDIA_MODELS = ['dall-e-3', 'tts-1', 'whisper-1', 'rerank-v3.5'];
 const SPOKEN = 'Hello from the console';
 const MEDIA_BILLED: Record<string, { billed: string; content: string; csv: string }> = {
-  'dall-e-3': { billed: '2 images × USD 0.04 per image', content: '2 image x USD 0.04, group ratio 1', csv: ',2,,,,2,image,0.04' },
+  'dall-e-3': { billed: '2 images × USD 0.04 per image', content: '2 x USD 0.04 per image, group ratio 1', csv: ',2,,,,2,image,0.04' },
   'tts-1': {
     billed: `${SPOKEN.length} characters × USD 0.015 per 1,000 characters`,
-    content: `${SPOKEN.length / 1000} 1k_characters x USD 0.015, group ratio 1`,
+    content: `${SPOKEN.length / 1000} x USD 0.015 per 1,000 characters, group ratio 1`,
     csv: `,,${SPOKEN.length},,,${SPOKEN.length / 1000},1k_characters,0.015`,
   },
-  'whisper-1': { billed: '61 s × USD 0.006 per minute', content: '1.016667 minute x USD 0.006, group ratio 1', csv: ',,,61,,1.016667,minute,0.006' },
-  'rerank-v3.5': { billed: '1 request × USD 0.002 per request', content: '1 request x USD 0.002, group ratio 1', csv: ',,,,1,1,request,0.002' },
+  'whisper-1': { billed: '61 s × USD 0.006 per minute', content: '1.016667 x USD 0.006 per minute, group ratio 1', csv: ',,,61,,1.016667,minute,0.006' },
+  'rerank-v3.5': { billed: '1 request × USD 0.002 per request', content: '1 x USD 0.002 per request, group ratio 1', csv: ',,,,1,1,request,0.002' },
 };
 
 /** A WAV file of `seconds` of silence (8 kHz, 8-bit mono): its header tells its duration. */

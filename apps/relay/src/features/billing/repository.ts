@@ -1,5 +1,5 @@
 import { chargeConsumeBatch, type ConsumeRow, type PrismaClient } from '@modelgate/db';
-import { LOG_TYPE } from '@modelgate/schemas';
+import { LOG_TYPE, type PriceUnit } from '@modelgate/schemas';
 import type { LedgerEntry, WrittenBatch } from './ledger-entry';
 
 const BATCH_TRANSACTION_TIMEOUT_MS = 10_000;
@@ -18,10 +18,13 @@ function unique(values: number[]): number[] {
   return [...new Set(values)].sort((a, b) => a - b);
 }
 
+/** How a consume row names a price unit (docs/api.md 2.14). */
+const UNIT_NAMES: Readonly<Record<PriceUnit, string>> = { image: 'image', '1k_characters': '1,000 characters', minute: 'minute', request: 'request' };
+
 /** The prices the charge was computed with: units at a unit price, or ratios (the cache ones only when such tokens were charged). */
 function ratiosOf(entry: LedgerEntry): string {
   const media = entry.media;
-  if (media?.unit !== undefined) return `${media.units} ${media.unit} x USD ${media.usd_per_unit}, group ratio ${entry.groupRatio}`;
+  if (media?.unit !== undefined) return `${media.units} x USD ${media.usd_per_unit} per ${UNIT_NAMES[media.unit]}, group ratio ${entry.groupRatio}`;
   const ratios = [`model ratio ${entry.modelRatio}`, `completion ratio ${entry.completionRatio}`, `group ratio ${entry.groupRatio}`];
   if (entry.cachedTokens > 0) ratios.push(`cache ratio ${entry.cacheRatio}`);
   if (entry.cacheWriteTokens > 0) ratios.push(`cache creation ratio ${entry.cacheCreationRatio}`);
