@@ -90,7 +90,7 @@ export abstract class PassThroughMediaCall implements RelayCall {
 
   async deliver(upstream: UpstreamResponse, context: DeliveryContext): Promise<Delivery> {
     const reader = this.answerReader();
-    const result = await relayMediaAnswer(upstream, context, reader);
+    const result = await relayMediaAnswer(upstream, context, reader, this.model);
     return mediaDelivery(result, reader.tokens, await reader.metered());
   }
 

@@ -29,16 +29,26 @@ function headerText(value: string | string[] | undefined): string | undefined {
  * Relays a 2xx media answer as the upstream sent it (docs/api.md 2.13): a whole answer at once, a
  * streamed one (audio bytes, server-sent events) chunk by chunk as it arrives, paused while the
  * client cannot take more, so memory stays flat whatever the answer's length. `reader` sees a whole
- * JSON answer, or each event of a streamed one, on the way. A failure before the first byte is thrown (another channel may be
- * tried); after it the client's connection is ended, as a binary stream has no error event.
+ * JSON answer, or each event of a streamed one, on the way. A whole JSON answer naming a model
+ * (moderations, rerank) names `model`, the one the client asked for (docs/api.md 2.4). A failure
+ * before the first byte is thrown (another channel may be tried); after it the client's connection
+ * is ended, as a binary stream has no error event.
  */
-export function relayMediaAnswer(upstream: UpstreamResponse, { res, signal, startedAt }: DeliveryContext, reader: AnswerReader): Promise<MediaAnswerResult> {
+export function relayMediaAnswer(
+  upstream: UpstreamResponse,
+  { res, signal, startedAt }: DeliveryContext,
+  reader: AnswerReader,
+  model: string,
+): Promise<MediaAnswerResult> {
   const contentType = headerText(upstream.headers['content-type']) ?? 'application/octet-stream';
   const body = upstream.body;
   if (Buffer.isBuffer(body)) {
-    if (JSON_TYPE.test(contentType) && reader.json) reader.json(answerObjectOf(body));
-    res.writeHead(200, { 'content-type': contentType, 'content-length': body.length });
-    res.end(body);
+    const answer = JSON_TYPE.test(contentType) ? answerObjectOf(body) : undefined;
+    if (answer) reader.json?.(answer);
+    // The channel's name for the model (model_mapping, a dated version) is not the client's.
+    const sent = typeof answer?.model === 'string' && answer.model !== model ? Buffer.from(JSON.stringify({ ...answer, model })) : body;
+    res.writeHead(200, { 'content-type': contentType, 'content-length': sent.length });
+    res.end(sent);
     return Promise.resolve({ firstByteMs: Date.now() - startedAt, cut: false });
   }
   const events = EVENT_STREAM_TYPE.test(contentType) && reader.event ? new SseParser() : undefined;

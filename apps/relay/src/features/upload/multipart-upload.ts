@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { PassThrough, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { AppError, requestTooLarge } from '@modelgate/errors';
 import busboy from 'busboy';
 import type { StreamedBody } from '../../core/provider';
@@ -56,7 +56,7 @@ export class MultipartUpload {
 
   constructor(
     private readonly req: IncomingMessage,
-    private readonly options: MultipartUploadOptions,
+    options: MultipartUploadOptions,
   ) {
     this.maxBytes = options.maxBodyMb * 1024 * 1024;
     let parser: busboy.Busboy;
@@ -114,6 +114,9 @@ export class MultipartUpload {
       const file: UploadedFile = { field: name, filename: info.filename ?? 'file', contentType: info.mimeType, start: 0, end: undefined };
       this.files.push(file);
       stream.once('limit', () => this.fail(requestTooLarge(options.maxBodyMb)));
+      // A file cut off (the body broke, or `dispose` stopped the parser mid-file) ends in an error
+      // event: unheard, it would be thrown as an uncaught exception.
+      stream.on('error', () => this.fail(new AppError('invalid_request', 'the multipart body is malformed')));
       inTurn(
         () =>
           new Promise<void>((resolve) => {
@@ -125,7 +128,8 @@ export class MultipartUpload {
             stream.on('data', (chunk: Buffer) => {
               if (!this.spool.append(chunk)) {
                 stream.pause();
-                void this.spool.drained().then(() => stream.resume());
+                // Disposed mid-write, the spool's writer fails instead of draining: nothing is left to resume.
+                void this.spool.drained().then(() => stream.resume(), () => undefined);
               }
               if (first && modelFirst && this.spool.appended - file.start >= FILE_HEAD_BYTES) markReady();
             });
@@ -154,25 +158,17 @@ export class MultipartUpload {
   }
 
   /**
-   * The body of one upstream attempt: `model` (the upstream model, when the upstream reads it from the
-   * body) and then every other part as the client sent them, streamed as they arrive.
+   * The body of one upstream attempt: `model` (the upstream model) and then every other part as the
+   * client sent them, streamed as they arrive.
    */
-  body(upstreamModel: string | undefined): StreamedBody {
-    const head =
-      upstreamModel === undefined ? '' : `--${this.boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\n${upstreamModel}\r\n`;
+  body(upstreamModel: string): StreamedBody {
+    const head = `--${this.boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\n${upstreamModel}\r\n`;
     const spool = this.spool;
     return {
       contentType: `multipart/form-data; boundary=${this.boundary}`,
       // Known once the upload is whole: the upstream then gets a Content-Length instead of chunks.
-      length: spool.finished ? Buffer.byteLength(head) + spool.flushed : undefined,
-      open: () => {
-        const body = new PassThrough();
-        body.write(head);
-        const rest = spool.reader();
-        rest.once('error', (err) => body.destroy(err));
-        rest.pipe(body);
-        return body;
-      },
+      length: spool.ended ? Buffer.byteLength(head) + spool.appended : undefined,
+      open: () => spool.reader(0, undefined, Buffer.from(head)),
       failure: () => spool.failure,
     };
   }
@@ -202,7 +198,7 @@ export class MultipartUpload {
   }
 
   private fail(err: AppError): void {
-    if (this.spool.failure || this.spool.finished) return;
+    if (this.spool.failure || this.spool.ended) return;
     this.spool.fail(err);
     this.req.unpipe(this.parser);
     this.req.resume();
