@@ -298,10 +298,12 @@ describe('a 20 MB upload', () => {
   const FILE_BYTES = 20 * MB;
   /** How often the relay's memory is measured while the client sends. */
   const CHECKPOINT_BYTES = 4 * MB;
-  /** Buffers and JS objects held: a few read and write buffers in flight, far from the upload's size. */
+  /**
+   * Buffer memory held after a collection (every byte of an upload lives in buffers): a few read
+   * and write buffers in flight, far from the upload's size. The process's resident size is the
+   * bench's measure (the relay alone in its process); here the test runner shares the process.
+   */
   const MAX_HELD_GROWTH = 4 * MB;
-  /** The process's resident memory, which the allocator and V8's heap sizing make move by several MB either way. */
-  const MAX_RSS_GROWTH = 16 * MB;
   let relay: RelayHarness;
 
   beforeAll(async () => {
@@ -324,14 +326,13 @@ describe('a 20 MB upload', () => {
       return process.memoryUsage();
     };
     const baseline = memory();
-    const growth: { rss: number; arrayBuffers: number; heapUsed: number }[] = [];
+    const growth: number[] = [];
     let checkpoint = CHECKPOINT_BYTES;
     const { answered, sent } = uploadInChunks(relay, key, FILE_BYTES, {
       onProgress: (bytes) => {
         if (bytes < checkpoint) return;
         checkpoint += CHECKPOINT_BYTES;
-        const { rss, arrayBuffers, heapUsed } = memory();
-        growth.push({ rss: rss - baseline.rss, arrayBuffers: arrayBuffers - baseline.arrayBuffers, heapUsed: heapUsed - baseline.heapUsed });
+        growth.push(memory().arrayBuffers - baseline.arrayBuffers);
       },
     });
     const [{ status, body }, finishedAt] = await Promise.all([answered, sent]);
@@ -352,9 +353,7 @@ describe('a 20 MB upload', () => {
     expect(upload.complete).toBe(true);
 
     expect(growth).toHaveLength(FILE_BYTES / CHECKPOINT_BYTES);
-    expect(Math.max(...growth.map((sample) => sample.arrayBuffers))).toBeLessThan(MAX_HELD_GROWTH);
-    expect(Math.max(...growth.map((sample) => sample.heapUsed))).toBeLessThan(MAX_HELD_GROWTH);
-    expect(Math.max(...growth.map((sample) => sample.rss))).toBeLessThan(MAX_RSS_GROWTH);
+    expect(Math.max(...growth)).toBeLessThan(MAX_HELD_GROWTH);
 
     await relay.relay.ledger.flush();
     const rows = await consumeLogs(harness.prisma);
