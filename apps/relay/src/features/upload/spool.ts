@@ -9,11 +9,18 @@ import { Readable } from 'node:stream';
 const READ_BYTES = 64 * 1024;
 
 /**
+ * The newest bytes kept in memory after they are on disk, for a reader a little behind the client
+ * (the upstream taking them at its own pace) to take without reading the file back.
+ */
+const RECENT_BYTES = 1024 * 1024;
+
+/**
  * A temporary file an upload is written to as it arrives, readable from any offset while it grows
  * (docs/api.md 2.13): the upstream gets the bytes as they come, a retry on another channel reads
- * them again from the start, and no upload is ever held whole in memory. A reader takes the bytes
- * not yet on disk from the chunks the writer still holds (the first attempt, keeping pace with the
- * client, reads no disk at all), the older ones from the file. Removed by `dispose`.
+ * them again from the start, and no upload is ever held whole in memory. A reader takes the newest
+ * bytes (those not yet on disk, and RECENT_BYTES more) from the chunks received, so the first
+ * attempt, keeping pace with the client, reads no disk at all; older ones come from the file.
+ * Removed by `dispose`.
  */
 export class Spool extends EventEmitter {
   /** Bytes on disk. */
@@ -24,8 +31,8 @@ export class Spool extends EventEmitter {
   ended = false;
   failure: Error | undefined;
   readonly path: string;
-  /** The chunks the writer has not yet put on disk, oldest first, each at its offset. */
-  private readonly unflushed: { offset: number; chunk: Buffer }[] = [];
+  /** The newest chunks, oldest first, each at its offset: all not yet on disk, and RECENT_BYTES more. */
+  private readonly recent: { offset: number; chunk: Buffer }[] = [];
   private readonly writer: WriteStream;
   private disposed = false;
 
@@ -39,24 +46,28 @@ export class Spool extends EventEmitter {
 
   /** Appends bytes; false when the writer is full (wait for `drained` before the next). */
   append(chunk: Buffer): boolean {
-    this.unflushed.push({ offset: this.appended, chunk });
+    this.recent.push({ offset: this.appended, chunk });
     this.appended += chunk.length;
-    // The writer's callbacks come in order: each one is for the oldest chunk not yet on disk.
+    // The writer's callbacks come in order, each for the oldest chunk not yet on disk.
     const more = this.writer.write(chunk, (err) => {
       if (err) return;
       this.flushed += chunk.length;
-      this.unflushed.shift();
+      const { recent } = this;
+      while (recent.length > 0 && recent[0]!.offset + recent[0]!.chunk.length <= Math.min(this.flushed, this.appended - RECENT_BYTES)) recent.shift();
     });
     this.emit('grow');
     return more;
   }
 
-  /** The bytes at `position` not yet on disk (up to `end`), or undefined when they are on disk. */
-  unflushedAt(position: number, end: number): Buffer | undefined {
-    for (const { offset, chunk } of this.unflushed) {
-      if (position < offset + chunk.length) {
-        return position < offset ? undefined : chunk.subarray(position - offset, Math.min(chunk.length, end - offset));
-      }
+  /** The bytes at `position` held in memory (up to `end`), or undefined when they are only on disk. */
+  recentAt(position: number, end: number): Buffer | undefined {
+    const { recent } = this;
+    const first = recent[0];
+    if (!first || position < first.offset) return undefined;
+    // Chunks are contiguous: search from the newest, where a reader keeping pace is.
+    for (let index = recent.length - 1; index >= 0; index--) {
+      const { offset, chunk } = recent[index]!;
+      if (position >= offset) return chunk.subarray(position - offset, Math.min(chunk.length, end - offset));
     }
     return undefined;
   }
@@ -134,7 +145,7 @@ class SpoolReader extends Readable {
     for (;;) {
       const available = Math.min(this.end ?? Infinity, spool.appended);
       if (this.position < available) {
-        const held = spool.unflushedAt(this.position, available);
+        const held = spool.recentAt(this.position, available);
         if (held) {
           this.position += held.length;
           this.push(held);
