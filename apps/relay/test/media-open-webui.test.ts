@@ -5,6 +5,7 @@ import { createChannel, setOption } from '@modelgate/testing';
 import { FAKE_PNG, FAKE_SPEECH_MS_PER_CHARACTER } from '@modelgate/testing/fake-upstream';
 import { settledConsumeRow } from './chat-support';
 import { createCustomer, eventually, expectLedgerInvariant, harness, relaySuite, resetSuite, upstream } from './harness';
+import { wavFile } from './media-support';
 
 relaySuite();
 
@@ -21,26 +22,6 @@ beforeEach(async () => {
 
 function post(key: string, path: string, body: string | Buffer, contentType: string): Promise<Response> {
   return fetch(`${harness.url}/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': contentType }, body });
-}
-
-/** A WAV file of `seconds` of 16 kHz 16-bit mono silence. */
-function wavFile(seconds: number): Buffer {
-  const rate = 16_000;
-  const data = Buffer.alloc(rate * 2 * seconds);
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0);
-  header.writeUInt32LE(36 + data.length, 4);
-  header.write('WAVEfmt ', 8);
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(rate, 24);
-  header.writeUInt32LE(rate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36);
-  header.writeUInt32LE(data.length, 40);
-  return Buffer.concat([header, data]);
 }
 
 it('image generation: JSON in, b64_json out, one image at the dall-e-3 price', async () => {

@@ -6,7 +6,7 @@ import { readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { AZURE_API_VERSION, CHANNEL_TYPE } from '@modelgate/schemas';
 import { type ChannelOverrides, createChannel, redisPrefix, setOption } from '@modelgate/testing';
-import type { RecordedRequest } from '@modelgate/testing/fake-upstream';
+import { type PcmFormat, type RecordedRequest, silentWav, wavHeader as pcmWavHeader } from '@modelgate/testing/fake-upstream';
 import OpenAI from 'openai';
 import { expectKeyNotForwarded, settledConsumeRow } from './chat-support';
 import { createCustomer, eventually, expectLedgerInvariant, harness, openAiClient } from './harness';
@@ -223,33 +223,16 @@ export async function sdkFailure(call: Promise<unknown>): Promise<InstanceType<t
   return failure as InstanceType<typeof OpenAI.APIError>;
 }
 
-export const WAV_HEADER_BYTES = 44;
+export { WAV_HEADER_BYTES } from '@modelgate/testing/fake-upstream';
 /** 8 kHz 8-bit mono: a byte a sample, so a minute of audio stays small. */
 export const WAV_SAMPLE_RATE = 8_000;
+const TEST_PCM: PcmFormat = { sampleRate: WAV_SAMPLE_RATE, bitsPerSample: 8 };
 
-/** The 44-byte header of a PCM WAV (8 kHz, 8-bit mono) whose samples take `dataBytes`: it states the duration. */
-export function wavHeader(dataBytes: number): Buffer {
-  const header = Buffer.alloc(WAV_HEADER_BYTES);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(36 + dataBytes, 4);
-  header.write('WAVEfmt ', 8, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(WAV_SAMPLE_RATE, 24);
-  header.writeUInt32LE(WAV_SAMPLE_RATE, 28);
-  header.writeUInt16LE(1, 32);
-  header.writeUInt16LE(8, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(dataBytes, 40);
-  return header;
-}
+/** The header of a test WAV whose samples take `dataBytes`: it states the duration. */
+export const wavHeader = (dataBytes: number): Buffer => pcmWavHeader(dataBytes, TEST_PCM);
 
-/** A PCM WAV of `seconds` (silence): its header states the duration (docs/api.md 2.14 prices audio by it). */
-export function wavFile(seconds: number): Buffer {
-  const dataBytes = Math.round(seconds * WAV_SAMPLE_RATE);
-  return Buffer.concat([wavHeader(dataBytes), Buffer.alloc(dataBytes, 0x80)]);
-}
+/** A test WAV of `seconds` of silence: its header states the duration (docs/api.md 2.14 prices audio by it). */
+export const wavFile = (seconds: number): Buffer => silentWav(seconds, TEST_PCM);
 
 /** The upload spools in the OS temp dir (see features/upload/spool.ts). */
 export async function spoolFiles(): Promise<string[]> {

@@ -39,3 +39,4 @@ export {
   type RecordedForm,
   type RecordedRequest,
 } from './fake-providers/shared';
+export { type PcmFormat, pcmBytesPerSecond, silentWav, WAV_HEADER_BYTES, wavHeader } from './wav';

@@ -1,6 +1,7 @@
 import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type PcmFormat, pcmBytesPerSecond, WAV_HEADER_BYTES, wavHeader } from '@modelgate/testing/fake-upstream';
 import type { LoadResult } from './load';
 import type { RssGrowth } from './process-stats';
 import { type Call, MEDIA_MODELS } from './requests';
@@ -13,9 +14,8 @@ export const UPLOAD_CONNECTIONS = 4;
 
 const MB = 1024 * 1024;
 /** 24 kHz 16-bit mono PCM: 1 MB is about 22 s of audio, 20 MB about 7 minutes. */
-const SAMPLE_RATE = 24_000;
-const BYTES_PER_SECOND = SAMPLE_RATE * 2;
-const WAV_HEADER_BYTES = 44;
+const PCM: PcmFormat = { sampleRate: 24_000, bitsPerSample: 16 };
+const BYTES_PER_SECOND = pcmBytesPerSecond(PCM);
 const BOUNDARY = '----modelgate-bench-upload';
 
 /** A transcription request's multipart body, in a file: each request streams it from disk. */
@@ -39,27 +39,10 @@ export interface UploadResult {
   rssGrowth: RssGrowth[];
 }
 
-function wavHeader(dataBytes: number): Buffer {
-  const header = Buffer.alloc(WAV_HEADER_BYTES);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(WAV_HEADER_BYTES - 8 + dataBytes, 4);
-  header.write('WAVEfmt ', 8, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(SAMPLE_RATE, 24);
-  header.writeUInt32LE(BYTES_PER_SECOND, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(dataBytes, 40);
-  return header;
-}
-
 /** One second of a 440 Hz tone. */
 function toneSecond(): Buffer {
   const second = Buffer.alloc(BYTES_PER_SECOND);
-  for (let i = 0; i < SAMPLE_RATE; i++) second.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / SAMPLE_RATE)), i * 2);
+  for (let i = 0; i < PCM.sampleRate; i++) second.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / PCM.sampleRate)), i * 2);
   return second;
 }
 
@@ -79,7 +62,7 @@ export function writeUploadBody(dir: string, megabytes: number): UploadBody {
   const fd = openSync(path, 'w');
   try {
     writeSync(fd, head);
-    writeSync(fd, wavHeader(dataBytes));
+    writeSync(fd, wavHeader(dataBytes, PCM));
     for (let written = 0; written < dataBytes; written += second.length) writeSync(fd, second, 0, Math.min(second.length, dataBytes - written));
     writeSync(fd, tail);
   } finally {

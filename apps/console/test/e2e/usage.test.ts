@@ -3,6 +3,7 @@
 // image, speech, transcription and rerank calls, with what each one billed.
 import { readFile } from 'node:fs/promises';
 import type { ApiClient } from '@modelgate/client';
+import { silentWav } from '@modelgate/testing/fake-upstream';
 import OpenAI, { toFile } from 'openai';
 import type { Page } from 'playwright-core';
 import { formatInteger, formatQuotaAsUsd } from '../../web/src/lib/money';
@@ -78,25 +79,8 @@ const MEDIA_BILLED: Record<string, { billed: string; content: string; csv: strin
   'rerank-v3.5': { billed: '1 request × USD 0.002 per request', content: '1 x USD 0.002 per request, group ratio 1', csv: ',,,,1,1,request,0.002' },
 };
 
-/** A WAV file of `seconds` of silence (8 kHz, 8-bit mono): its header tells its duration. */
-function silentWav(seconds: number): Buffer {
-  const rate = 8_000;
-  const data = Buffer.alloc(rate * seconds, 0x80);
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(36 + data.length, 4);
-  header.write('WAVEfmt ', 8, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(rate, 24);
-  header.writeUInt32LE(rate, 28);
-  header.writeUInt16LE(1, 32);
-  header.writeUInt16LE(8, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(data.length, 40);
-  return Buffer.concat([header, data]);
-}
+/** 8 kHz 8-bit mono: a minute of audio stays small. */
+const TEST_PCM = { sampleRate: 8_000, bitsPerSample: 8 } as const;
 
 /** Polls until the relay's ledger writer has booked `count` consume rows of the caller. */
 async function bookedCalls(api: ApiClient, count: number): Promise<void> {
@@ -226,7 +210,7 @@ test('media calls say what was billed, on the page and in the CSV', async () => 
   expect(images.data).toHaveLength(2);
   const speech = await openai.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: SPOKEN });
   expect((await speech.arrayBuffer()).byteLength).toBeGreaterThan(0);
-  const transcription = await openai.audio.transcriptions.create({ model: 'whisper-1', file: await toFile(silentWav(61), 'speech.wav', { type: 'audio/wav' }) });
+  const transcription = await openai.audio.transcriptions.create({ model: 'whisper-1', file: await toFile(silentWav(61, TEST_PCM), 'speech.wav', { type: 'audio/wav' }) });
   expect(typeof transcription.text).toBe('string');
   const rerank = await fetch(`${stack.baseUrl}/v1/rerank`, {
     method: 'POST',

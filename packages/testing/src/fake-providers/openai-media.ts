@@ -23,6 +23,7 @@
 //   contains (case-insensitive); results by score, ties in document order, cut to `top_n`;
 //   documents echoed as `{text}` unless `return_documents` is false; `total_tokens` one per word.
 import { fakePcmBase64 } from './gemini';
+import { type PcmFormat, WAV_HEADER_BYTES, wavHeader } from '../wav';
 import {
   type Answer,
   type AnswerContext,
@@ -70,7 +71,8 @@ const SPEECH_CONTENT_TYPES: Readonly<Record<string, string>> = {
   pcm: 'audio/pcm',
 };
 const SAMPLE_RATE = 24_000;
-const WAV_HEADER_BYTES = 44;
+/** The fake's speech: 24 kHz 16-bit mono PCM. */
+const SPEECH_PCM: PcmFormat = { sampleRate: SAMPLE_RATE, bitsPerSample: 16 };
 const textAnswer = (body: string): Answer => ({ stream: false, status: 200, body, contentType: 'text/plain; charset=utf-8' });
 
 /** A multipart number field or a JSON number, else the default. */
@@ -105,27 +107,10 @@ function images(body: JsonObject, { sequence, withUsage, form }: AnswerContext):
   return jsonAnswer(whole);
 }
 
-function wavHeader(dataBytes: number): Buffer {
-  const header = Buffer.alloc(WAV_HEADER_BYTES);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(36 + dataBytes, 4);
-  header.write('WAVEfmt ', 8, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(SAMPLE_RATE, 24);
-  header.writeUInt32LE(SAMPLE_RATE * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(dataBytes, 40);
-  return header;
-}
-
 function speech(body: JsonObject, { settings }: AnswerContext): Answer {
   const format = typeof body.response_format === 'string' && body.response_format in SPEECH_CONTENT_TYPES ? body.response_format : 'mp3';
   const pcm = Buffer.from(fakePcmBase64(String(body.input ?? '').length * FAKE_SPEECH_MS_PER_CHARACTER), 'base64');
-  const audio = format === 'wav' ? Buffer.concat([wavHeader(pcm.length), pcm]) : pcm;
+  const audio = format === 'wav' ? Buffer.concat([wavHeader(pcm.length, SPEECH_PCM), pcm]) : pcm;
   const pieces = Math.max(1, settings.chunks);
   const size = Math.ceil(audio.length / pieces);
   const events = Array.from({ length: pieces }, (_, i) => audio.subarray(i * size, (i + 1) * size));
