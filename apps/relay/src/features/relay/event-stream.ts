@@ -1,10 +1,10 @@
 import { AppError } from '@modelgate/errors';
-import { drainedOrClosed } from '@modelgate/http';
 import { classifyUpstreamError, UpstreamFailure, type UpstreamResponse } from '../upstream/client';
 import type { SseEvent } from '../../core/provider';
 import { SseParser } from '../upstream/sse';
 import type { ChatUsage } from '../../core/chat';
 import { jsonObjectIn, objectOf } from '../../core/json';
+import { ClientPace } from './client-pace';
 import type { Delivery, DeliveryContext } from './relay-call';
 import { countDeliveredTokens } from './tokens';
 import { maskUpstreamText } from './upstream-errors';
@@ -141,7 +141,7 @@ export function relayEventStream(
 
   return new Promise<StreamResult>((resolve, reject) => {
     let finished = false;
-    let waiting = false;
+    const pace = new ClientPace(body, res, () => finished || signal.aborted);
 
     const write = (text: string): boolean => {
       if (result.firstByteMs === null) {
@@ -209,13 +209,8 @@ export function relayEventStream(
       }
       if (dialect.done) {
         complete();
-      } else if (!more && !waiting) {
-        waiting = true;
-        body.pause();
-        void drainedOrClosed(res).then(() => {
-          waiting = false;
-          if (!finished && !signal.aborted) body.resume();
-        });
+      } else if (!more) {
+        pace.wait();
       }
     });
     body.on('end', () => {

@@ -1,7 +1,7 @@
-import { drainedOrClosed } from '@modelgate/http';
 import type { SseEvent } from '../../core/provider';
 import { SseParser } from '../upstream/sse';
 import { answerObjectOf, classifyUpstreamError, UpstreamFailure, type UpstreamResponse } from '../upstream/client';
+import { ClientPace } from './client-pace';
 import type { DeliveryContext } from './relay-call';
 
 /** What a media answer tells about its billing, read as it passes through untouched. */
@@ -55,7 +55,7 @@ export function relayMediaAnswer(
   const result: MediaAnswerResult = { firstByteMs: null, cut: false };
   return new Promise((resolve, reject) => {
     let finished = false;
-    let waiting = false;
+    const pace = new ClientPace(body, res, () => finished || signal.aborted);
     const read = (parsed: SseEvent[]) => {
       for (const event of parsed) reader.event!(event);
     };
@@ -87,14 +87,7 @@ export function relayMediaAnswer(
         fail(err);
         return;
       }
-      if (!res.write(chunk) && !waiting) {
-        waiting = true;
-        body.pause();
-        void drainedOrClosed(res).then(() => {
-          waiting = false;
-          if (!finished && !signal.aborted) body.resume();
-        });
-      }
+      if (!res.write(chunk)) pace.wait();
     });
     body.on('end', () => {
       if (finished) return;
