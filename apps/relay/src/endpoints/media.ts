@@ -23,7 +23,7 @@ export function reportedMediaTokens(usage: unknown): ReportedTokens | undefined 
   return promptTokens === undefined || completionTokens === undefined ? undefined : { promptTokens, completionTokens };
 }
 
-/** Units rounded to 1e-6, so that a log row reads `1.016667 minute`, not a float's tail. */
+/** Units rounded to 1e-6, so that a log row reads `1.016667 x USD 0.006 per minute`, not a float's tail. */
 export function roundedUnits(units: number): number {
   return Math.round(units * 1e6) / 1e6;
 }

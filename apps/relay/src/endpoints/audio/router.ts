@@ -2,7 +2,7 @@ import { AppError } from '@modelgate/errors';
 import type { DirectRoute } from '@modelgate/http';
 import { transcriptionFieldsSchema } from '@modelgate/schemas/relay';
 import { audioDuration } from '../../features/upload/audio-duration';
-import { FILE_HEAD_BYTES, type MultipartUpload } from '../../features/upload/multipart-upload';
+import { FILE_HEAD_BYTES, type MultipartUpload, type UploadedFile } from '../../features/upload/multipart-upload';
 import { multipartRelayRoute, openAIRelayRoute, type RelayRouteDeps } from '../relay-route';
 import { SpeechCall } from './speech-call';
 import { TranscriptionCall } from './transcription-call';
@@ -22,9 +22,10 @@ export function speechRoute(deps: RelayRouteDeps): DirectRoute {
 
 /**
  * The reservation's duration of an upload: its header's (docs/api.md 2.14), else its size at
- * ASSUMED_AUDIO_BYTES_PER_SECOND (the size received, or the declared body length, or the limit).
+ * ASSUMED_AUDIO_BYTES_PER_SECOND (the file's size when it is whole, else the request's declared
+ * length, else the body limit).
  */
-async function estimatedSeconds(upload: MultipartUpload, maxBodyMb: number, file: NonNullable<MultipartUpload['files'][number]>): Promise<number> {
+async function estimatedSeconds(upload: MultipartUpload, maxBodyMb: number, file: UploadedFile): Promise<number> {
   const stated = await audioDuration(upload.fileReader(file, FILE_HEAD_BYTES), file.contentType);
   if (stated !== undefined) return stated;
   const bytes = file.end === undefined ? (upload.declaredLength ?? maxBodyMb * 1024 * 1024) : file.end - file.start;

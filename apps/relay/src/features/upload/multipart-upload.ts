@@ -179,7 +179,7 @@ export class MultipartUpload {
     return this.spool.reader(file.start, file.end === undefined ? end : Math.min(end ?? file.end, file.end));
   }
 
-  /** The bytes received so far, and the request's declared length when it has one. */
+  /** The request's declared body length, when it has one. */
   get declaredLength(): number | undefined {
     const declared = Number(this.req.headers['content-length']);
     return Number.isFinite(declared) && declared > 0 ? declared : undefined;
