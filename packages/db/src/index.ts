@@ -2,6 +2,7 @@ export * from './client';
 export * from './crypto';
 export {
   type BalanceChange,
+  type BalanceCrossing,
   type BalancesAfter,
   changeBalance,
   chargeConsumeBatch,

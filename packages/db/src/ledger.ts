@@ -102,15 +102,18 @@ function keyColumns(amounts: Map<number, number>): [number[], string[]] {
  * `request_count` up by its row count), adds the charges to each key's and each channel's
  * `used_quota`, and adds the rows' requests, tokens and charges to their hourly `usage_buckets`
  * (per user, UTC hour of `created_at` and model; docs/api.md 3.7 reads them). `keyBalanceTaken` (key id -> amount) comes off limited keys' `remain_quota`.
+ * Each key's charges also count towards its budget period (docs/api.md 3.8): `budget_used_quota`
+ * starts again from 0 when the current UTC day / week / month is not the one it was counted in.
  * Run it inside the caller's transaction, after locking the users and keys. Charges are booked in
  * full: one beyond a balance takes it below zero (a debt, docs/api.md 2.5).
+ * Returns the users whose balance this batch took from at least their warning threshold to below it.
  */
-export async function chargeConsumeBatch(tx: Prisma.TransactionClient, rows: ConsumeRow[], keyBalanceTaken: Map<number, number>): Promise<void> {
-  if (rows.length === 0) return;
+export async function chargeConsumeBatch(tx: Prisma.TransactionClient, rows: ConsumeRow[], keyBalanceTaken: Map<number, number>): Promise<BalanceCrossing[]> {
+  if (rows.length === 0) return [];
   const [keyIds, keyTaken] = keyColumns(keyBalanceTaken);
   // The rows travel as one JSON parameter (one JSON.stringify here, one parse in PostgreSQL; an
   // array per column had pg escape every element, half the relay's pg time).
-  await tx.$executeRawUnsafe(
+  return tx.$queryRawUnsafe<BalanceCrossing[]>(
     `WITH logged AS (
        INSERT INTO logs (user_id, created_at, type, content, username, token_id, token_name, model_name, quota,
          prompt_tokens, completion_tokens, use_time_ms, first_byte_ms, is_stream, channel_id, request_id, other)
@@ -135,20 +138,36 @@ export async function chargeConsumeBatch(tx: Prisma.TransactionClient, rows: Con
          request_count = u.request_count + s.requests
        FROM (SELECT user_id, sum(quota)::bigint AS delta, count(*) AS requests FROM logged GROUP BY user_id) AS s
        WHERE u.id = s.user_id
+       RETURNING u.id, u.quota, s.delta, u.quota_warning_threshold, u.notify_type
      ), charged_tokens AS (
        UPDATE tokens AS t SET remain_quota = t.remain_quota - COALESCE(v.taken, 0), used_quota = t.used_quota - s.delta,
+         budget_used_quota = CASE WHEN t.budget_period_start = date_trunc(t.budget_period, now() AT TIME ZONE 'UTC')
+           THEN t.budget_used_quota ELSE 0 END - s.delta,
+         budget_period_start = date_trunc(t.budget_period, now() AT TIME ZONE 'UTC'),
          accessed_at = (now() AT TIME ZONE 'UTC')
        FROM (SELECT token_id, sum(quota)::bigint AS delta FROM logged GROUP BY token_id) AS s
          LEFT JOIN unnest($2::int[], $3::bigint[]) AS v(id, taken) ON v.id = s.token_id
        WHERE t.id = s.token_id
+     ), charged_channels AS (
+       UPDATE channels AS c SET used_quota = c.used_quota - s.delta
+       FROM (SELECT channel_id, sum(quota)::bigint AS delta FROM logged GROUP BY channel_id) AS s
+       WHERE c.id = s.channel_id
      )
-     UPDATE channels AS c SET used_quota = c.used_quota - s.delta
-     FROM (SELECT channel_id, sum(quota)::bigint AS delta FROM logged GROUP BY channel_id) AS s
-     WHERE c.id = s.channel_id`,
+     SELECT id AS "userId", quota - delta AS "before", quota AS "after" FROM charged_users
+     WHERE notify_type <> '' AND quota_warning_threshold > 0
+       AND quota - delta >= quota_warning_threshold AND quota < quota_warning_threshold`,
     JSON.stringify(rows),
     keyIds,
     keyTaken,
   );
+}
+
+/** A user whose balance a consume batch took below the user's warning threshold (docs/api.md 3.8). */
+export interface BalanceCrossing {
+  userId: number;
+  /** The balance before the batch (at least the threshold) and after it (below). */
+  before: bigint;
+  after: bigint;
 }
 
 export interface LedgerMismatch {

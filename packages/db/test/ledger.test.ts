@@ -274,6 +274,6 @@ describe('chargeConsumeBatch', () => {
   });
 
   test('an empty batch sends nothing', async () => {
-    await expect(prisma.$transaction((tx) => chargeConsumeBatch(tx, [], new Map()))).resolves.toBeUndefined();
+    await expect(prisma.$transaction((tx) => chargeConsumeBatch(tx, [], new Map()))).resolves.toEqual([]);
   });
 });

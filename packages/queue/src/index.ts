@@ -2,6 +2,7 @@ import { type ConnectionOptions, type Job, Queue, UnrecoverableError, Worker, ty
 import { Redis } from 'ioredis';
 import { STRIPE_PROVIDER } from '@modelgate/schemas';
 import { z } from 'zod';
+import { bullPrefix } from './prefix';
 
 /** Queue names and payloads are defined once here and shared by producers and workers. */
 export const QUEUE_NAMES = {
@@ -21,10 +22,6 @@ export const paymentWebhookJobSchema = z.object({
 });
 export type PaymentWebhookJob = z.infer<typeof paymentWebhookJobSchema>;
 
-/** Keys live under the deployment's Redis prefix, so tests and co-hosted installs never collide. */
-export function bullPrefix(redisPrefix: string): string {
-  return `${redisPrefix}bull`;
-}
 
 export const PAYMENT_WEBHOOK_JOB_OPTIONS = {
   attempts: 10,
@@ -94,3 +91,5 @@ export type { Job };
 
 export { invalidationChannel, publishCacheInvalidation } from './invalidation';
 export * from './connections';
+export * from './notifications';
+export { bullPrefix } from './prefix';

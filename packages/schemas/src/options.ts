@@ -84,6 +84,32 @@ const ratioMapOption = z.unknown().transform((value, ctx) => {
   return ratios as ReadonlyMap<string, number>;
 });
 
+/** One group's limits in GroupRateLimit (docs/api.md 3.8); 0 or absent = none. */
+export interface GroupLimits {
+  rpm: number;
+  tpm: number;
+  concurrency: number;
+}
+
+const limitSchema = z.number().int().min(0).max(2 ** 31 - 1).default(0);
+const groupLimitsSchema = z.strictObject({ rpm: limitSchema, tpm: limitSchema, concurrency: limitSchema });
+
+/** GroupRateLimit: a JSON object of group -> {rpm, tpm, concurrency}, read into a Map. */
+const groupLimitsOption = z.unknown().transform((value, ctx) => {
+  const parsed = jsonObjectOf(value, ctx, 'must be a JSON object of group -> {rpm, tpm, concurrency}');
+  if (parsed === undefined) return z.NEVER;
+  const limits = new Map<string, GroupLimits>();
+  for (const [group, entry] of Object.entries(parsed)) {
+    const read = groupLimitsSchema.safeParse(entry);
+    if (group === '' || !read.success) {
+      ctx.addIssue({ code: 'custom', message: `entry ${JSON.stringify(group)} must map a group to {rpm, tpm, concurrency} (integers >= 0)` });
+      return z.NEVER;
+    }
+    limits.set(group, read.data);
+  }
+  return limits as ReadonlyMap<string, GroupLimits>;
+});
+
 const nonNegativeInt = integerOption(0, Number.MAX_SAFE_INTEGER);
 const positiveInt = integerOption(1, Number.MAX_SAFE_INTEGER);
 
@@ -374,6 +400,21 @@ export const OPTION_DEFINITIONS = {
   // Seeded from PUBLIC_URL on first start; this default only stands in for a missing or corrupt row.
   // Stored as the parser prints it, so `HTTPS://Example.com` reads back as `https://example.com`.
   ServerAddress: { schema: publicAddressText, default: 'http://127.0.0.1:3000', secret: false },
+  // Mail (docs/api.md 3.8), new-api's names; no SMTPServer = no mail is sent.
+  SMTPServer: { schema: stringOption, default: '', secret: false },
+  SMTPPort: { schema: integerOption(1, 65535), default: '587', secret: false },
+  SMTPAccount: { schema: stringOption, default: '', secret: false },
+  SMTPToken: { schema: stringOption, default: '', secret: true },
+  SMTPFrom: { schema: stringOption, default: '', secret: false },
+  /** true: TLS from the first byte (port 465); false: STARTTLS when the server offers it. */
+  SMTPSSLEnabled: { schema: booleanOption, default: 'false', secret: false },
+  EmailVerificationEnabled: { schema: booleanOption, default: 'false', secret: false },
+  OIDCEnabled: { schema: booleanOption, default: 'false', secret: false },
+  OIDCIssuer: { schema: stringOption, default: '', secret: false },
+  OIDCClientId: { schema: stringOption, default: '', secret: false },
+  OIDCClientSecret: { schema: stringOption, default: '', secret: true },
+  GroupRateLimit: { schema: groupLimitsOption, default: '{}', secret: false },
+  WebhookAllowPrivate: { schema: booleanOption, default: 'false', secret: false },
 } as const;
 
 export type OptionKey = keyof typeof OPTION_DEFINITIONS;

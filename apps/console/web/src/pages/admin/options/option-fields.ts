@@ -17,7 +17,7 @@ export type OptionControl =
   /** Write-only: GET /api/option leaves it out, so it is never shown back. */
   | 'secret';
 
-export const OPTION_SECTIONS = ['Money and prices', 'Relay', 'Accounts', 'Stripe top-ups'] as const;
+export const OPTION_SECTIONS = ['Money and prices', 'Relay', 'Accounts', 'Single sign-on', 'Mail', 'Stripe top-ups'] as const;
 export type OptionSection = (typeof OPTION_SECTIONS)[number];
 
 export interface OptionField {
@@ -85,6 +85,36 @@ export const OPTION_FIELDS: Record<OptionKey, OptionField> = {
     control: 'text',
     description:
       'The address people reach the gateway at (https://gateway.example.com, no trailing slash). Every link the gateway builds starts with it, such as the pages Stripe sends payers back to.',
+  },
+  SMTPServer: { section: 'Mail', control: 'text', description: 'Host name of the SMTP server that sends password resets, verification codes and balance warnings. Empty: no mail is sent.' },
+  SMTPPort: { section: 'Mail', control: 'integer', description: 'Port of the SMTP server: usually 587 (STARTTLS) or 465 (TLS).' },
+  SMTPAccount: { section: 'Mail', control: 'text', description: 'User name for the SMTP server; empty to send without signing in.' },
+  SMTPToken: { section: 'Mail', control: 'secret', description: 'Password or app token for the SMTP account.' },
+  SMTPFrom: { section: 'Mail', control: 'text', description: 'Sender address of every mail (noreply@example.com); the SMTP account when empty.' },
+  SMTPSSLEnabled: { section: 'Mail', control: 'boolean', description: 'TLS from the first byte (port 465). Off: STARTTLS whenever the server offers it.' },
+  EmailVerificationEnabled: {
+    section: 'Accounts',
+    control: 'boolean',
+    description: 'New accounts must give an email address and the 6-digit code mailed to it. Needs the Mail settings.',
+  },
+  OIDCEnabled: { section: 'Single sign-on', control: 'boolean', description: 'Show “Sign in with SSO” on the sign-in page, using the OpenID provider below.' },
+  OIDCIssuer: {
+    section: 'Single sign-on',
+    control: 'text',
+    description: 'Issuer URL of the OpenID provider (Okta, Entra ID, Google, Keycloak …); its discovery document is read from {issuer}/.well-known/openid-configuration.',
+  },
+  OIDCClientId: { section: 'Single sign-on', control: 'text', description: 'Client id of the gateway at the provider. Its redirect URI there is {Server address}/api/oauth/oidc/callback.' },
+  OIDCClientSecret: { section: 'Single sign-on', control: 'secret', description: 'Client secret of the gateway at the provider.' },
+  GroupRateLimit: {
+    section: 'Relay',
+    control: 'ratio-map',
+    description:
+      'User group → limits for each user of the group: {"rpm": requests per minute, "tpm": tokens per minute, "concurrency": requests in flight}; 0 or absent = none. Keys have their own limits too.',
+  },
+  WebhookAllowPrivate: {
+    section: 'Accounts',
+    control: 'boolean',
+    description: 'Allow low-balance webhooks to private and loopback addresses (only for gateways whose users are all trusted).',
   },
 };
 
