@@ -96,9 +96,9 @@ describe('options', () => {
     expect(normalizeOptionValue('CompletionRatio', { Constructor: 1, [`my${name}model`]: 2 })).toBe(`{"Constructor":1,"my${name}model":2}`);
   });
 
-  it('marks the Stripe secrets as secret', () => {
+  it('marks the Stripe, SMTP and OIDC secrets as secret, and nothing else', () => {
     const secrets = Object.entries(OPTION_DEFINITIONS).filter(([, d]) => d.secret).map(([k]) => k);
-    expect(secrets.sort()).toEqual(['StripeApiSecret', 'StripeWebhookSecret']);
+    expect(secrets.sort()).toEqual(['OIDCClientSecret', 'SMTPToken', 'StripeApiSecret', 'StripeWebhookSecret']);
   });
 
   it.each(['CacheRatio', 'CacheCreationRatio'] as const)('reads and validates %s like the other ratio maps', (key) => {
@@ -120,6 +120,24 @@ describe('options', () => {
     expect(() => normalizeOptionValue('ModelRatioTiers', { m: [{ ...low, extra: 1 }] })).toThrow(/ModelRatioTiers: entry "m" must map/);
     expect(() => normalizeOptionValue('ModelRatioTiers', { m: [] })).toThrow(/ModelRatioTiers: entry "m" must map/);
     expect(() => normalizeOptionValue('ModelRatioTiers', { constructor: [low] })).toThrow(/ModelRatioTiers: key "constructor"/);
+  });
+
+  it('reads GroupRateLimit with absent limits as 0 and refuses malformed entries (docs/api.md 3.9.3)', () => {
+    expect(normalizeOptionValue('GroupRateLimit', { vip: { rpm: 600 } })).toBe('{"vip":{"rpm":600,"tpm":0,"concurrency":0}}');
+    expect(parseOptions([{ key: 'GroupRateLimit', value: '{"default": {"rpm": 60, "tpm": 100000, "concurrency": 4}}' }]).GroupRateLimit).toEqual(
+      new Map([['default', { rpm: 60, tpm: 100_000, concurrency: 4 }]]),
+    );
+    expect(parseOptions([]).GroupRateLimit).toEqual(new Map());
+    expect(() => normalizeOptionValue('GroupRateLimit', { vip: { rpm: -1 } })).toThrow(/GroupRateLimit: entry "vip" must map/);
+    expect(() => normalizeOptionValue('GroupRateLimit', { vip: { rpm: 1.5 } })).toThrow(/GroupRateLimit: entry "vip" must map/);
+    expect(() => normalizeOptionValue('GroupRateLimit', { vip: { rps: 1 } })).toThrow(/GroupRateLimit: entry "vip" must map/);
+    expect(() => normalizeOptionValue('GroupRateLimit', { vip: 5 })).toThrow(/GroupRateLimit: entry "vip" must map/);
+    expect(() => normalizeOptionValue('GroupRateLimit', { constructor: { rpm: 1 } })).toThrow(/GroupRateLimit: key "constructor"/);
+  });
+
+  it('reads SMTPPort as a port number', () => {
+    expect(parseOptions([]).SMTPPort).toBe(587);
+    expect(() => normalizeOptionValue('SMTPPort', '0')).toThrow(/SMTPPort: must be from 1 to 65535/);
   });
 });
 
