@@ -167,11 +167,11 @@ describe('docker-compose.yml: what each service is given and can reach', () => {
     expect(given).toEqual(runtime[name] ?? {});
   });
 
-  it('gives each secret only to the services that use it: the edge and the console none, the worker only its data URLs', () => {
+  it('gives each secret only to the services that use it: the edge and the console none, the worker its data URLs and CRYPTO_SECRET', () => {
     const secretsOf = (name: string) => SECRETS.filter((key) => key in (serviceNamed(name).environment ?? {}));
     expect(secretsOf('edge')).toEqual([]);
     expect(secretsOf('console')).toEqual([]);
-    expect(secretsOf('worker')).toEqual(['DATABASE_URL', 'REDIS_URL']);
+    expect(secretsOf('worker')).toEqual(['CRYPTO_SECRET', 'DATABASE_URL', 'REDIS_URL']);
     expect(secretsOf('relay')).toEqual(['CRYPTO_SECRET', 'DATABASE_URL', 'REDIS_URL']);
     expect(secretsOf('account')).toEqual(SECRETS);
     expect(secretsOf('migrate')).toEqual(['DATABASE_URL']);

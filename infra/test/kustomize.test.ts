@@ -387,8 +387,9 @@ describe('kubectl kustomize infra/k8s: NetworkPolicies', () => {
     expect(names(pods.filter((source) => canConnect(policies, source, database, 6379)))).toEqual(['relay', 'account', 'worker']);
   });
 
-  it('lets relay and account reach model providers and Stripe, and every pod resolve names', () => {
-    expect(names(pods.filter((source) => canConnect(policies, source, provider, 443)))).toEqual(['relay', 'account']);
+  it('lets relay, account and worker reach outside services (providers, Stripe, OpenID, SMTP, webhooks), and every pod resolve names', () => {
+    expect(names(pods.filter((source) => canConnect(policies, source, provider, 443)))).toEqual(['relay', 'account', 'worker']);
+    expect(names(pods.filter((source) => canConnect(policies, source, provider, 587)))).toEqual(['relay', 'account', 'worker']);
     for (const protocol of ['UDP', 'TCP'] as const) {
       expect(names(pods.filter((source) => canConnect(policies, source, resolver, 53, protocol)))).toEqual(names(pods));
     }
