@@ -1,5 +1,5 @@
 // Shared Jest setup: swc transpiles TS (and the ESM-only http-proxy-middleware chain, Prisma's WASM
-// schema engine bindings, the Vercel AI SDK and music-metadata) to CommonJS; type checking is the separate `typecheck` task.
+// schema engine bindings, the Vercel AI SDK, music-metadata and the OpenID Connect client and test provider) to CommonJS; type checking is the separate `typecheck` task.
 // Every run gets a private database (packages depending on @modelgate/db or @modelgate/testing)
 // and Redis key prefix, dropped afterwards: see packages/testing/src/global-setup.ts.
 const path = require('node:path');
@@ -19,7 +19,7 @@ module.exports = (dir, overrides = {}) => ({
   // The AI SDK imports `zod/v4/locales/en.js`, which zod's exports map serves as ESM even to require().
   moduleNameMapper: { '^zod/v4/locales/(.+)\\.js$': 'zod/v4/locales/$1.cjs' },
   transformIgnorePatterns: [
-    'node_modules/(?!(\\.pnpm/)?(http-proxy-middleware|httpxy|is-plain-obj|@prisma/schema-engine-wasm|@prisma\\+schema-engine-wasm|ai|@ai-sdk[/+][a-z-]+|@workflow[/+]serde|music-metadata|strtok3|token-types|file-type|uint8array-extras|win-guid|content-type|media-typer|@borewit[/+]text-codec|@tokenizer[/+]inflate)[@/])',
+    'node_modules/(?!(\\.pnpm/)?(http-proxy-middleware|httpxy|is-plain-obj|@prisma/schema-engine-wasm|@prisma\\+schema-engine-wasm|ai|@ai-sdk[/+][a-z-]+|@workflow[/+]serde|music-metadata|strtok3|token-types|file-type|uint8array-extras|win-guid|content-type|media-typer|@borewit[/+]text-codec|@tokenizer[/+]inflate|openid-client|oauth4webapi|jose|oidc-provider)[@/])',
   ],
   testTimeout: 30000,
   maxWorkers: 1,

@@ -5,15 +5,20 @@ import type { AccountDeps } from './deps';
 import { createAuthRouter } from './features/auth/router';
 import { createChannelRouter } from './features/channels/router';
 import { createLogRouter } from './features/logs/router';
+import { createNotificationRouter } from './features/notifications/router';
+import { createOidcRouter } from './features/oidc/router';
 import { createOpenApiRouter } from './features/openapi/router';
 import { createOptionRouter } from './features/options/router';
+import { createPasswordResetRouter } from './features/password-reset/router';
 import { createPaymentRouter } from './features/payments/router';
 import { createPricingRouter } from './features/pricing/router';
+import { createRedemptionRouter } from './features/redemptions/router';
 import { createStatusRouter } from './features/status/router';
 import { createTokenRouter } from './features/tokens/router';
 import { createTwoFactorRouter } from './features/two-factor/router';
 import { createUsageRouter } from './features/usage/router';
 import { createUserAdminRouter } from './features/users/admin-router';
+import { createVerificationRouter } from './features/verification/router';
 import { createSelfRouter } from './features/users/self-router';
 import { jsonBody } from './lib/json-body';
 
@@ -41,14 +46,19 @@ export function createAccountApp(deps: AccountDeps): Express {
     createStatusRouter(deps),
     createOpenApiRouter(),
     createAuthRouter(deps),
+    createPasswordResetRouter(deps),
+    createVerificationRouter(deps),
+    createOidcRouter(deps),
     createSelfRouter(deps),
     createTwoFactorRouter(deps),
+    createNotificationRouter(deps),
     createTokenRouter(deps),
     createChannelRouter(deps),
     createOptionRouter(deps),
     createLogRouter(deps),
     createPricingRouter(deps),
     createUsageRouter(deps),
+    createRedemptionRouter(deps),
     // Last: its `/user/:id` would otherwise shadow `/user/self`, `/user/token`, ...
     createUserAdminRouter(deps),
   );

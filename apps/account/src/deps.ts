@@ -1,6 +1,6 @@
 import type { PrismaClient } from '@modelgate/db';
 import type { Logger } from '@modelgate/logger';
-import type { PaymentWebhookJob, Queue } from '@modelgate/queue';
+import type { MailJob, PaymentWebhookJob, Queue } from '@modelgate/queue';
 import type { Redis } from 'ioredis';
 import type { AccountEnv } from './env';
 import type { AccountMetrics } from './features/metrics/metrics';
@@ -13,6 +13,8 @@ export interface AccountDeps {
   redis: Redis;
   /** Producer of `payment-webhooks` (createPaymentWebhookQueue on a fail-fast connection). */
   paymentQueue: Queue<PaymentWebhookJob>;
+  /** Producer of `mail` (createMailQueue on the same connection): the worker sends what is queued. */
+  mailQueue: Queue<MailJob>;
   /** `createAccountMetrics()`: HTTP and webhook series, served on `GET /metrics`. */
   metrics: AccountMetrics;
   /** Wall clock in ms; tests move it to cross TOTP steps and lock or pending-login expiries. */

@@ -1,7 +1,7 @@
 import { assertMigrationsApplied, createPrismaClient, RELEASE_MIGRATIONS } from '@modelgate/db';
 import { exitOnBootFailure, runService } from '@modelgate/http';
 import { createLogger } from '@modelgate/logger';
-import { closeRedis, createPaymentWebhookQueue, createProducerConnection, createServiceRedis } from '@modelgate/queue';
+import { closeRedis, createMailQueue, createPaymentWebhookQueue, createProducerConnection, createServiceRedis } from '@modelgate/queue';
 import { assertRedisDatabase } from '@modelgate/queue/redis-database';
 import { createAccountApp } from './app';
 import { bootstrapAccount } from './bootstrap';
@@ -23,7 +23,9 @@ async function main() {
   queueConnection.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis error (payment queue)'));
   const paymentQueue = createPaymentWebhookQueue(queueConnection, env.REDIS_PREFIX);
   paymentQueue.on('error', (err) => logger.warn({ err: { message: err.message } }, 'payment queue error'));
-  const deps = { env, logger, prisma, redis, paymentQueue, metrics: createAccountMetrics() };
+  const mailQueue = createMailQueue(queueConnection, env.REDIS_PREFIX);
+  mailQueue.on('error', (err) => logger.warn({ err: { message: err.message } }, 'mail queue error'));
+  const deps = { env, logger, prisma, redis, paymentQueue, mailQueue, metrics: createAccountMetrics() };
   await bootstrapAccount(deps);
   const app = createAccountApp(deps);
   await runService(app, {
@@ -32,7 +34,7 @@ async function main() {
     host: env.HOST,
     port: env.ACCOUNT_PORT,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
-    closers: [() => prisma.$disconnect(), () => closeRedis(redis), () => paymentQueue.close(), () => closeRedis(queueConnection)],
+    closers: [() => prisma.$disconnect(), () => closeRedis(redis), () => paymentQueue.close(), () => mailQueue.close(), () => closeRedis(queueConnection)],
   });
 }
 

@@ -363,6 +363,9 @@ describe('GET /api/status', () => {
       register_enabled: false,
       stripe_enabled: false,
       min_topup: 1,
+      email_verification: false,
+      smtp_enabled: false,
+      oidc_enabled: false,
     });
   });
 });

@@ -112,6 +112,7 @@ describe('GET /api/openapi.json', () => {
     expect(document.paths['/api/log'].get.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(
       expect.arrayContaining(['type', 'username', 'p', 'page_size']),
     );
+    expect(document.paths['/api/token'].get.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(['p', 'page_size', 'user_id']);
   });
 });
 

@@ -47,11 +47,11 @@ describe('user forms', () => {
   test('who may do what (docs/api.md 3.3)', () => {
     const root = { id: 1, role: 100 };
     const admin = { id: 3, role: 10 };
-    expect(permissionsOf(root, user({}))).toEqual({ edit: true, quotaOnly: false, actions: ['disable', 'promote', 'delete'] });
-    expect(permissionsOf(root, user({ role: 10, status: 2 }))).toEqual({ edit: true, quotaOnly: false, actions: ['enable', 'demote', 'delete'] });
-    expect(permissionsOf(admin, user({}))).toEqual({ edit: true, quotaOnly: false, actions: ['disable', 'delete'] });
-    expect(permissionsOf(admin, user({ id: 4, role: 10 }))).toEqual({ edit: false, quotaOnly: true, actions: [] });
-    expect(permissionsOf(root, user({ id: 1, role: 100 }))).toEqual({ edit: true, quotaOnly: true, actions: [] });
-    expect(permissionsOf(admin, user({ id: 3, role: 10 }))).toEqual({ edit: false, quotaOnly: true, actions: [] });
+    expect(permissionsOf(root, user({}))).toEqual({ edit: true, quotaOnly: false, actions: ['disable', 'promote', 'delete'], keys: true });
+    expect(permissionsOf(root, user({ role: 10, status: 2 }))).toEqual({ edit: true, quotaOnly: false, actions: ['enable', 'demote', 'delete'], keys: true });
+    expect(permissionsOf(admin, user({}))).toEqual({ edit: true, quotaOnly: false, actions: ['disable', 'delete'], keys: true });
+    expect(permissionsOf(admin, user({ id: 4, role: 10 }))).toEqual({ edit: false, quotaOnly: true, actions: [], keys: false });
+    expect(permissionsOf(root, user({ id: 1, role: 100 }))).toEqual({ edit: true, quotaOnly: true, actions: [], keys: false });
+    expect(permissionsOf(admin, user({ id: 3, role: 10 }))).toEqual({ edit: false, quotaOnly: true, actions: [], keys: false });
   });
 });

@@ -1,5 +1,5 @@
 import { MAX_TOPUP_UNITS } from '@modelgate/schemas/api';
-import { affTransferFormSchema, invitationLink, topUpFormSchema, topUpStatusBadge } from '../web/src/pages/wallet/wallet-forms';
+import { affTransferFormSchema, invitationLink, redeemFormSchema, topUpFormSchema, topUpStatusBadge } from '../web/src/pages/wallet/wallet-forms';
 
 describe('topUpFormSchema', () => {
   const schema = topUpFormSchema(5);
@@ -40,5 +40,18 @@ describe('wallet helpers', () => {
     expect(topUpStatusBadge('success')).toEqual({ label: 'Success', className: 'badge ok' });
     expect(topUpStatusBadge('expired')).toEqual({ label: 'Expired', className: 'badge off' });
     expect(topUpStatusBadge('pending')).toEqual({ label: 'Pending', className: 'badge' });
+  });
+});
+
+describe('redeemFormSchema', () => {
+  it('takes a code without the spaces copying added', () => {
+    expect(redeemFormSchema.parse({ key: '  AbCd1234  ' })).toEqual({ key: 'AbCd1234' });
+  });
+  it.each([
+    ['', 'Enter a redemption code'],
+    ['   ', 'Enter a redemption code'],
+    ['k'.repeat(65), 'A redemption code is at most 64 characters'],
+  ])('refuses %p: %s', (key, message) => {
+    expect(redeemFormSchema.safeParse({ key }).error?.issues[0]?.message).toBe(message);
   });
 });

@@ -1,10 +1,12 @@
 import { assertMigrationsApplied, createPrismaClient, RELEASE_MIGRATIONS } from '@modelgate/db';
 import { describeError, exitOnBootFailure, runService } from '@modelgate/http';
 import { createLogger } from '@modelgate/logger';
-import { closeRedis, createPaymentWebhookQueue, createProducerConnection, createServiceRedis, createWorkerConnection } from '@modelgate/queue';
+import { closeRedis, createMailQueue, createPaymentWebhookQueue, createProducerConnection, createServiceRedis, createWorkerConnection } from '@modelgate/queue';
 import { assertRedisDatabase } from '@modelgate/queue/redis-database';
 import { createWorkerApp } from './app';
 import { loadWorkerEnv } from './env';
+import { startBalanceWarningWorker } from './features/balance-warnings/balance-warning-worker';
+import { startMailWorker } from './features/mail/mail-worker';
 import { createWorkerMetrics } from './features/metrics/metrics';
 import { startPaymentWorker } from './features/payments/payment-worker';
 import { startInboxSweeper } from './features/payments/sweeper';
@@ -33,8 +35,34 @@ async function main() {
     lockDurationMs: env.WORKER_LOCK_DURATION_MS,
     stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
   });
+  // Mail has a consumer connection of its own: BullMQ's blocking reads hold one per worker.
+  const mailConnection = createWorkerConnection(env.REDIS_URL).on('error', onRedisError);
+  const mailWorker = startMailWorker({
+    prisma,
+    logger,
+    connection: mailConnection,
+    redisPrefix: env.REDIS_PREFIX,
+    lockDurationMs: env.WORKER_LOCK_DURATION_MS,
+    stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
+  });
+  // Balance warnings by email become mail jobs, sent by the mail worker.
+  const mailQueue = createMailQueue(queueConnection, env.REDIS_PREFIX);
+  mailQueue.on('error', onRedisError);
+  const warningConnection = createWorkerConnection(env.REDIS_URL).on('error', onRedisError);
+  const warningWorker = startBalanceWarningWorker({
+    prisma,
+    logger,
+    mailQueue,
+    cryptoSecret: env.CRYPTO_SECRET,
+    connection: warningConnection,
+    redisPrefix: env.REDIS_PREFIX,
+    lockDurationMs: env.WORKER_LOCK_DURATION_MS,
+    stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
+  });
   const metrics = createWorkerMetrics(queue);
   metrics.observe(paymentWorker);
+  metrics.observeJobs(mailWorker);
+  metrics.observeJobs(warningWorker);
   const sweeper = startInboxSweeper({
     prisma,
     queue,
@@ -54,8 +82,13 @@ async function main() {
     closers: [
       () => sweeper.stop(),
       () => paymentWorker.close(),
+      () => mailWorker.close(),
+      () => warningWorker.close(),
       () => queue.close(),
+      () => mailQueue.close(),
       () => closeRedis(workerConnection),
+      () => closeRedis(mailConnection),
+      () => closeRedis(warningConnection),
       () => closeRedis(queueConnection),
       () => prisma.$disconnect(),
       () => closeRedis(redis),

@@ -69,7 +69,8 @@ export class ApiClient {
   async call<Key extends ApiOperationKey>(key: Key, ...[input]: InputArgs<Key>): Promise<OperationResult<Key>> {
     const operation = operationsByKey.get(key);
     if (!operation) throw new TypeError(`unknown /api operation: ${key}`);
-    const { body, query, params } = (input ?? {}) as { body?: unknown; query?: Record<string, unknown>; params?: Record<string, unknown> };
+    // Widened first: the union of every operation's input is too large for TypeScript to spell out.
+    const { body, query, params } = ((input as unknown) ?? {}) as { body?: unknown; query?: Record<string, unknown>; params?: Record<string, unknown> };
     const headers: Record<string, string> = { Accept: operation.raw ?? 'application/json' };
     if (this.userId !== undefined) headers['New-Api-User'] = String(this.userId);
     if (this.accessToken) headers.Authorization = `Bearer ${this.accessToken}`;

@@ -26,6 +26,7 @@ const ok = (data: unknown) => json({ success: true, message: '', data });
 const token: TokenView = {
   id: 7, user_id: 1, name: 'ci', key: 'sk-abc', status: 1, created_at: 1, accessed_at: null, expired_time: -1, remain_quota: 0,
   used_quota: 0, unlimited_quota: true, model_limits_enabled: false, model_limits: '', allow_ips: '', group: '',
+  rpm_limit: 0, tpm_limit: 0, max_concurrency: 0, budget_usd: null, budget_period: 'month', budget_used_quota: 0, limits_set_by_admin: false,
 };
 
 describe('ApiClient', () => {

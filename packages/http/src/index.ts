@@ -10,5 +10,6 @@ export * from './counted-metrics';
 export * from './metrics-text';
 export * from './backpressure';
 export * from './trusted-proxies';
+export * from './webhook-address';
 export * from './early-answers';
 export * from './fast-path';

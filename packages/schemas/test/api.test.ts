@@ -28,4 +28,11 @@ describe('API_OPERATIONS', () => {
       'application/json /api/stripe/webhook',
     ]);
   });
+
+  it('answers with a redirect only on the single sign-on routes (docs/api.md 3.9.2)', () => {
+    expect(API_OPERATIONS.filter((operation) => operation.redirect).map((operation) => operation.path)).toEqual([
+      '/api/oauth/oidc/login',
+      '/api/oauth/oidc/callback',
+    ]);
+  });
 });

@@ -1,7 +1,7 @@
 import { parseEnv } from '@modelgate/config';
 import type { PrismaClient } from '@modelgate/db';
 import { createLogger } from '@modelgate/logger';
-import { closeRedis, createPaymentWebhookQueue, createProducerConnection } from '@modelgate/queue';
+import { closeRedis, createMailQueue, createPaymentWebhookQueue, createProducerConnection } from '@modelgate/queue';
 import {
   createTestPrisma,
   createTestRedis,
@@ -49,6 +49,7 @@ export function createTestAccount(envOverrides: Record<string, string> = {}, opt
   const redis = options.redis ?? createTestRedis();
   const queueConnection = createProducerConnection(testRedisUrl());
   const paymentQueue = createPaymentWebhookQueue(queueConnection, redisPrefix());
+  const mailQueue = createMailQueue(queueConnection, redisPrefix());
   // The factories encrypt channel keys with the run's CRYPTO_SECRET: the service must use the same one.
   const env = parseEnv(accountEnvSchema, {
     NODE_ENV: 'test',
@@ -62,7 +63,7 @@ export function createTestAccount(envOverrides: Record<string, string> = {}, opt
   const logLines: string[] = [];
   const logger = createLogger({ service: 'account', level: 'trace', destination: { write: (line: string) => logLines.push(line) } });
   let clock = new TestClock();
-  const deps: AccountDeps = { env, logger, prisma, redis, paymentQueue, metrics: createAccountMetrics(), now: () => clock.now() };
+  const deps: AccountDeps = { env, logger, prisma, redis, paymentQueue, mailQueue, metrics: createAccountMetrics(), now: () => clock.now() };
   const account: TestAccount = {
     app: createAccountApp(deps),
     deps,
@@ -80,6 +81,7 @@ export function createTestAccount(envOverrides: Record<string, string> = {}, opt
     },
     async close() {
       await paymentQueue.close();
+      await mailQueue.close();
       await queueConnection.quit();
       await closeRedis(redis);
       await prisma.$disconnect();

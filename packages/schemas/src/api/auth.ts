@@ -9,6 +9,8 @@ export const registerBody = z
     password: passwordSchema,
     email: z.union([emailSchema, z.literal('')]).optional(),
     aff_code: z.string().max(32).optional(),
+    /** The mailed code (POST /api/verification); required while EmailVerificationEnabled is on. */
+    verification_code: z.string().max(32).optional(),
   })
   .strict();
 

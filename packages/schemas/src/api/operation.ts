@@ -1,7 +1,10 @@
 import type { z } from 'zod';
 
-/** Who may call an operation (docs/api.md 1.2): roles are 1 user, 10 admin, 100 root. */
-export type ApiAuth = 'public' | 'user' | 'admin' | 'root' | 'webhook';
+/**
+ * Who may call an operation (docs/api.md 1.2): roles are 1 user, 10 admin, 100 root; `session` is
+ * the session cookie alone, without `New-Api-User`.
+ */
+export type ApiAuth = 'public' | 'session' | 'user' | 'admin' | 'root' | 'webhook';
 
 /**
  * One `/api` operation: the single description the account service validates requests with and the
@@ -22,4 +25,6 @@ export interface ApiOperation {
   response: z.ZodType;
   /** Set when the answer is not an envelope: the Stripe webhook (JSON) and the log exports (CSV). */
   raw?: 'application/json' | 'text/csv';
+  /** Set when every answer is a 302 for a browser (the sign-in redirects): where it leads. */
+  redirect?: string;
 }

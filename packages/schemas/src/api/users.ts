@@ -52,6 +52,8 @@ export const adminUserUpdateBody = z
     group: groupSchema.optional(),
     quota: quotaField.optional(),
     remark: z.string().max(255).optional(),
+    /** '' removes it; an address another user has is a 409. */
+    email: z.union([emailSchema, z.literal('')]).optional(),
   })
   .strict();
 

@@ -25,17 +25,22 @@ export interface AuthRateLimits {
 
 const limits = new WeakMap<AccountDeps, AuthRateLimits>();
 
+/** `points` attempts per `durationSeconds` (then blocked `blockSeconds`), counted in Redis under `name`. */
+export function redisRateLimiter(deps: AccountDeps, name: string, points: number, durationSeconds: number, blockSeconds = 0): RateLimiterRedis {
+  return new RateLimiterRedis({
+    storeClient: deps.redis,
+    keyPrefix: `${deps.env.REDIS_PREFIX}rl:${name}`,
+    points,
+    duration: durationSeconds,
+    blockDuration: blockSeconds,
+  });
+}
+
 export function rateLimitsOf(deps: AccountDeps): AuthRateLimits {
   let found = limits.get(deps);
   if (!found) {
     const limiter = (name: string, points: number, durationSeconds: number, blockSeconds = 0) =>
-      new RateLimiterRedis({
-        storeClient: deps.redis,
-        keyPrefix: `${deps.env.REDIS_PREFIX}rl:${name}`,
-        points,
-        duration: durationSeconds,
-        blockDuration: blockSeconds,
-      });
+      redisRateLimiter(deps, name, points, durationSeconds, blockSeconds);
     found = {
       loginByIp: limiter('login-ip', 30, 60, 5 * 60),
       loginFailuresByUserAndAddress: limiter('login-fail-user-address', 10, 15 * 60, 15 * 60),

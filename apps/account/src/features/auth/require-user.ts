@@ -31,10 +31,19 @@ export function hashAccessToken(token: string): string {
   return sha256Hex(token);
 }
 
-interface Caller {
+export interface Caller {
   userId: number;
   /** Set for session logins: when the session was issued (ms). */
   sessionIssuedAt?: number;
+}
+
+/** The caller by a fully logged-in session (its expiry slid along); undefined without one. */
+export async function sessionCaller(deps: AccountDeps, req: Request, res: Response): Promise<Caller | undefined> {
+  const sessions = sessionStoreOf(deps);
+  const session = await sessions.load(req);
+  if (!session?.data.userId) return undefined;
+  sessions.setCookie(res, session.id);
+  return { userId: session.data.userId, sessionIssuedAt: session.data.issuedAt ?? 0 };
 }
 
 /** The caller by access token or by fully logged-in session; undefined when neither holds. */
@@ -44,11 +53,22 @@ async function authenticatedCaller(deps: AccountDeps, req: Request, res: Respons
     const userId = await findUserIdByAccessTokenHash(deps.prisma, hashAccessToken(bearerToken));
     return userId === undefined ? undefined : { userId };
   }
-  const sessions = sessionStoreOf(deps);
-  const session = await sessions.load(req);
-  if (!session?.data.userId) return undefined;
-  sessions.setCookie(res, session.id);
-  return { userId: session.data.userId, sessionIssuedAt: session.data.issuedAt ?? 0 };
+  return sessionCaller(deps, req, res);
+}
+
+/**
+ * The caller's user with role and status as stored right now: 401 when it is gone or the session
+ * predates a password change, 403 when disabled.
+ */
+export async function storedUserOf(deps: AccountDeps, caller: Caller): Promise<AuthenticatedUser> {
+  const found = await findActiveUserById(deps.prisma, caller.userId);
+  if (!found) throw new AppError('unauthorized', 'not logged in');
+  const { passwordChangedAt, ...user } = found;
+  if (caller.sessionIssuedAt !== undefined && passwordChangedAt && caller.sessionIssuedAt < passwordChangedAt.getTime()) {
+    throw new AppError('unauthorized', 'session ended by a password change: log in again');
+  }
+  if (user.status !== USER_STATUS.enabled) throw new AppError('user_disabled', 'user is disabled');
+  return user;
 }
 
 /**
@@ -66,13 +86,7 @@ export function requireUser(deps: AccountDeps, minRole: number = ROLE.user): Req
       if (typeof claimed !== 'string' || !USER_ID_HEADER.test(claimed) || Number(claimed) !== userId) {
         throw new AppError('unauthorized', 'New-Api-User header missing or not matching the logged-in user');
       }
-      const found = await findActiveUserById(deps.prisma, userId);
-      if (!found) throw new AppError('unauthorized', 'not logged in');
-      const { passwordChangedAt, ...user } = found;
-      if (caller.sessionIssuedAt !== undefined && passwordChangedAt && caller.sessionIssuedAt < passwordChangedAt.getTime()) {
-        throw new AppError('unauthorized', 'session ended by a password change: log in again');
-      }
-      if (user.status !== USER_STATUS.enabled) throw new AppError('user_disabled', 'user is disabled');
+      const user = await storedUserOf(deps, caller);
       if (user.role < minRole) throw new AppError('forbidden', 'insufficient role');
       req.user = user;
     })().then(() => next(), next);

@@ -1,4 +1,4 @@
-import { changeBalance } from '@modelgate/db';
+import { changeBalance, type Prisma } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
 import { addressLimitKey, LOG_TYPE, readOptions, USER_STATUS } from '@modelgate/schemas';
 import type { Request, Response } from 'express';
@@ -7,6 +7,7 @@ import { nowMs } from '../../lib/clock';
 import { isUniqueViolation } from '../../lib/db';
 import { randomAlphanumeric } from '../../lib/random';
 import { checkSecondFactor, isTwoFactorEnabled } from '../two-factor/service';
+import { checkRegistrationEmail } from '../verification/service';
 import {
   findActiveUserById,
   findInviterByAffCode,
@@ -28,6 +29,7 @@ export interface Registration {
   password: string;
   email?: string;
   aff_code?: string;
+  verification_code?: string;
 }
 
 /**
@@ -42,27 +44,20 @@ export async function register(deps: AccountDeps, req: Request, input: Registrat
   if (!options.RegisterEnabled) throw new AppError('forbidden', 'registration is disabled');
   const taken = await isUsernameOrEmailTaken(deps.prisma, input.username, input.email);
   if (taken) throw new AppError('conflict', `${taken} already taken`);
+  if (options.EmailVerificationEnabled) await checkRegistrationEmail(deps, input.email, input.verification_code);
   const passwordHash = await hashPassword(input.password, deps.env.PASSWORD_HASH_MEMORY_KIB);
   try {
     return await deps.prisma.$transaction(async (tx) => {
       const inviter = input.aff_code ? await findInviterByAffCode(tx, input.aff_code) : null;
-      const bonus = BigInt(options.QuotaForNewUser) + (inviter ? BigInt(options.QuotaForInvitee) : 0n);
-      const user = await insertUser(tx, {
+      const user = await createUserWithBonus(tx, {
         username: input.username,
         passwordHash,
         email: input.email,
         inviterId: inviter?.id,
-        affCode: randomAlphanumeric(AFF_CODE_LENGTH),
+        bonus: BigInt(options.QuotaForNewUser) + (inviter ? BigInt(options.QuotaForInvitee) : 0n),
+        bonusContent: inviter ? `registration bonus (invited by ${inviter.username})` : 'registration bonus',
+        requestId: req.requestId,
       });
-      if (bonus > 0n) {
-        await changeBalance(tx, {
-          userId: user.id,
-          type: LOG_TYPE.system,
-          content: inviter ? `registration bonus (invited by ${inviter.username})` : 'registration bonus',
-          quota: bonus,
-          requestId: req.requestId,
-        });
-      }
       if (inviter) {
         const reward = BigInt(options.QuotaForInviter);
         // The reward lands in aff_quota, not quota: the row records it with a quota delta of 0.
@@ -85,6 +80,34 @@ export async function register(deps: AccountDeps, req: Request, input: Registrat
   }
 }
 
+export interface NewUser {
+  username: string;
+  passwordHash: string;
+  email?: string;
+  displayName?: string;
+  inviterId?: number;
+  /** QuotaForNewUser, plus QuotaForInvitee when invited. */
+  bonus: bigint;
+  bonusContent: string;
+  requestId?: string;
+}
+
+/** Inserts a user and books its starting bonus through the ledger (one system log row), in the caller's transaction. */
+export async function createUserWithBonus(tx: Prisma.TransactionClient, input: NewUser): Promise<{ id: number; username: string }> {
+  const user = await insertUser(tx, {
+    username: input.username,
+    passwordHash: input.passwordHash,
+    email: input.email,
+    displayName: input.displayName,
+    inviterId: input.inviterId,
+    affCode: randomAlphanumeric(AFF_CODE_LENGTH),
+  });
+  if (input.bonus > 0n) {
+    await changeBalance(tx, { userId: user.id, type: LOG_TYPE.system, content: input.bonusContent, quota: input.bonus, requestId: input.requestId });
+  }
+  return user;
+}
+
 export async function login(deps: AccountDeps, req: Request, res: Response, input: { username: string; password: string }) {
   const limits = rateLimitsOf(deps);
   const address = addressLimitKey(req.ip);
@@ -102,13 +125,22 @@ export async function login(deps: AccountDeps, req: Request, res: Response, inpu
   // Only this account's count: a login to an account of one's own must not clear the address's count.
   await limits.loginFailuresByUserAndAddress.delete(userAtAddress).catch(() => undefined);
   if (user.status !== USER_STATUS.enabled) throw new AppError('user_disabled', 'user is disabled');
-  const sessions = sessionStoreOf(deps);
-  if (await isTwoFactorEnabled(deps, user.id)) {
-    await sessions.rotate(req, res, { pending: { userId: user.id, expiresAt: nowMs(deps) + PENDING_LOGIN_MS } });
-    return { require_2fa: true };
-  }
-  await sessions.rotate(req, res, { userId: user.id });
+  if ((await startSession(deps, req, res, user.id)) === 'second-factor') return { require_2fa: true };
   return loginView(user);
+}
+
+/**
+ * A new session id for a user whose first factor (a password, or an identity provider) just held:
+ * signed in, or, with 2FA on, a pending login the second step (`completeTwoFactorLogin`) completes.
+ */
+export async function startSession(deps: AccountDeps, req: Request, res: Response, userId: number): Promise<'signed-in' | 'second-factor'> {
+  const sessions = sessionStoreOf(deps);
+  if (await isTwoFactorEnabled(deps, userId)) {
+    await sessions.rotate(req, res, { pending: { userId, expiresAt: nowMs(deps) + PENDING_LOGIN_MS } });
+    return 'second-factor';
+  }
+  await sessions.rotate(req, res, { userId });
+  return 'signed-in';
 }
 
 /** Second login step: the pending login of this session plus a TOTP or backup code. */

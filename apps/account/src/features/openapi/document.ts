@@ -72,6 +72,7 @@ const SECURITY_SCHEMES = {
 
 const SECURITY: Record<ApiAuth, JsonSchema[]> = {
   public: [],
+  session: [{ sessionCookie: [] }],
   user: [{ sessionCookie: [], newApiUser: [] }, { accessToken: [], newApiUser: [] }],
   admin: [{ sessionCookie: [], newApiUser: [] }, { accessToken: [], newApiUser: [] }],
   root: [{ sessionCookie: [], newApiUser: [] }, { accessToken: [], newApiUser: [] }],
@@ -80,6 +81,7 @@ const SECURITY: Record<ApiAuth, JsonSchema[]> = {
 
 const ROLE_NOTE: Record<ApiAuth, string> = {
   public: 'No authentication.',
+  session: 'The session cookie alone (no New-Api-User).',
   user: 'Any logged-in user.',
   admin: 'Admins (role >= 10).',
   root: 'Root (role 100).',
@@ -189,6 +191,11 @@ const WEBHOOK_ERRORS = Object.fromEntries(
   ]),
 );
 
+/** A browser redirect (the sign-in routes): failures redirect too, so it is the only answer. */
+function redirectResponses(location: string): JsonSchema {
+  return { '302': { description: `Redirect to ${location}`, headers: { Location: { schema: { type: 'string' } } } } };
+}
+
 function successResponse(operation: ApiOperation): JsonSchema {
   const data = jsonSchemaOf(operation.response, 'output');
   const schema = operation.raw
@@ -234,7 +241,9 @@ function apiOperationObject(operation: ApiOperation, errorRefs: Record<string, J
       description: ROLE_NOTE[operation.auth],
       'x-modelgate-auth': operation.auth,
       security: SECURITY[operation.auth],
-      responses: { '200': successResponse(operation), ...(operation.auth === 'webhook' ? WEBHOOK_ERRORS : errorRefs) },
+      responses: operation.redirect
+        ? redirectResponses(operation.redirect)
+        : { '200': successResponse(operation), ...(operation.auth === 'webhook' ? WEBHOOK_ERRORS : errorRefs) },
     },
     operation.body ? jsonRequestBody(operation.body, operation.body !== emptyBody) : undefined,
   );

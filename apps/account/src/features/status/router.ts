@@ -2,6 +2,7 @@ import { readOptions, type StatusView } from '@modelgate/schemas';
 import { Router } from 'express';
 import type { AccountDeps } from '../../deps';
 import { sendData } from '../../lib/envelope';
+import { isOidcConfigured } from '../oidc/provider';
 import packageJson from '../../../package.json';
 
 export const SYSTEM_NAME = 'Modelgate';
@@ -18,6 +19,9 @@ export function createStatusRouter(deps: AccountDeps): Router {
       register_enabled: options.RegisterEnabled,
       stripe_enabled: Boolean(options.StripeApiSecret && options.StripePriceId && options.StripeWebhookSecret),
       min_topup: options.StripeMinTopUp,
+      email_verification: options.EmailVerificationEnabled,
+      smtp_enabled: options.SMTPServer.trim() !== '',
+      oidc_enabled: isOidcConfigured(options),
     };
     sendData(res, status);
   });

@@ -5,11 +5,12 @@ export async function insertToken(db: Db, data: Prisma.TokenUncheckedCreateInput
   return db.token.create({ data });
 }
 
-export async function findOwnToken(db: Db, userId: number, id: number) {
-  return db.token.findFirst({ where: { id, userId } });
+/** Any user's token: the service decides whether the caller may see it. */
+export async function findToken(db: Db, id: number) {
+  return db.token.findUnique({ where: { id } });
 }
 
-export async function findOwnTokenPage(db: Db, userId: number, skip: number, take: number) {
+export async function findTokenPageOfUser(db: Db, userId: number, skip: number, take: number) {
   const where = { userId };
   const [total, rows] = await Promise.all([
     db.token.count({ where }),
@@ -18,10 +19,15 @@ export async function findOwnTokenPage(db: Db, userId: number, skip: number, tak
   return { total, rows };
 }
 
-/** Updates only a token the user owns; undefined when there is none with that id. */
-export async function updateOwnToken(db: Db, userId: number, id: number, data: Prisma.TokenUncheckedUpdateManyInput) {
-  const rows = await db.token.updateManyAndReturn({ where: { id, userId }, data });
-  return rows[0];
+/** Locks the user's token row for the caller's transaction and reads it; undefined when there is none. */
+export async function lockTokenOfUser(tx: Prisma.TransactionClient, userId: number, id: number) {
+  const locked = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM tokens WHERE id = ${id} AND user_id = ${userId} FOR UPDATE`;
+  if (locked.length === 0) return undefined;
+  return tx.token.findUniqueOrThrow({ where: { id } });
+}
+
+export async function updateTokenById(db: Db, id: number, data: Prisma.TokenUncheckedUpdateInput) {
+  return db.token.update({ where: { id }, data });
 }
 
 /** Deletes only a token the user owns; returns what the relay cache needs to forget it. */

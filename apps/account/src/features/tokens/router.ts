@@ -1,13 +1,17 @@
 import { pageOf, parseOrThrow } from '@modelgate/http';
-import { tokenCreateBody, tokenUpdateBody } from '@modelgate/schemas';
+import { tokenCreateBody, tokenListQuery, tokenUpdateBody } from '@modelgate/schemas';
 import { Router } from 'express';
 import type { AccountDeps } from '../../deps';
 import { sendData } from '../../lib/envelope';
 import { idParam } from '../../lib/params';
+import { presentParams } from '../../lib/query';
 import { currentUser, requireUser } from '../auth/require-user';
 import { createToken, deleteToken, getToken, listTokens, updateToken } from './service';
 
-/** docs/api.md 3.2 API keys, always scoped to their owner (another user's id is a 404). */
+/**
+ * docs/api.md 3.2 API keys, scoped to their owner (another user's id is a 404), except that an admin
+ * reads and edits the keys of users of a lower role (3.9.3).
+ */
 export function createTokenRouter(deps: AccountDeps): Router {
   const router = Router();
   const user = requireUser(deps);
@@ -15,10 +19,11 @@ export function createTokenRouter(deps: AccountDeps): Router {
     sendData(res, await createToken(deps, currentUser(req), parseOrThrow(tokenCreateBody, req.body)));
   });
   router.get('/token', user, async (req, res) => {
-    sendData(res, await listTokens(deps, currentUser(req).id, pageOf(req.query)));
+    const { user_id: userId } = parseOrThrow(tokenListQuery, presentParams(req.query));
+    sendData(res, await listTokens(deps, currentUser(req), userId === undefined ? undefined : Number(userId), pageOf(req.query)));
   });
   router.get('/token/:id', user, async (req, res) => {
-    sendData(res, await getToken(deps, currentUser(req).id, idParam(req.params.id, 'token')));
+    sendData(res, await getToken(deps, currentUser(req), idParam(req.params.id, 'token')));
   });
   router.put('/token', user, async (req, res) => {
     const { id, ...fields } = parseOrThrow(tokenUpdateBody, req.body);

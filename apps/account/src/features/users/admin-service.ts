@@ -42,6 +42,8 @@ export interface AdminUserUpdate {
   group?: string;
   quota?: number;
   remark?: string;
+  /** '' removes it (docs/api.md 3.9.1). */
+  email?: string;
 }
 
 /** docs/api.md 3.8: root may set its own quota here (nothing else of its own: that is `PUT /api/user/self`). */
@@ -50,13 +52,19 @@ function isRootSettingOwnQuota(actor: AuthenticatedUser, input: AdminUserUpdate)
   return actor.role >= ROLE.root && id === actor.id && quota !== undefined && Object.values(others).every((value) => value === undefined);
 }
 
-/** Edits a user; a quota change books its delta as one manage log row in the same transaction. */
+/**
+ * Edits a user; a quota change books its delta as one manage log row in the same transaction. An
+ * email another user has is a 409.
+ */
 export async function updateUserAsAdmin(deps: AccountDeps, actor: AuthenticatedUser, input: AdminUserUpdate, requestId: string) {
   await deps.prisma.$transaction(async (tx) => {
     const target = await lockUser(tx, input.id);
     if (!target) throw new AppError('not_found', 'user not found');
     if (!isRootSettingOwnQuota(actor, input)) assertMayActOn(actor, target);
-    await updateUser(tx, input.id, { displayName: input.display_name, group: input.group, remark: input.remark });
+    const email = input.email === undefined ? undefined : input.email || null;
+    await updateUser(tx, input.id, { displayName: input.display_name, group: input.group, remark: input.remark, email }).catch((err: unknown) => {
+      throw isUniqueViolation(err) ? new AppError('conflict', 'email already taken', { param: 'email' }) : err;
+    });
     const quota = input.quota === undefined ? undefined : BigInt(input.quota);
     // The row is locked, so the delta from the quota read above is exact.
     if (quota !== undefined && quota !== target.quota) {

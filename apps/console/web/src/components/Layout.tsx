@@ -8,6 +8,7 @@ const USER_LINKS = [
   { to: '/usage', label: 'Usage' },
   { to: '/wallet', label: 'Wallet' },
   { to: '/security', label: 'Security' },
+  { to: '/notifications', label: 'Notifications' },
   { to: '/quick-start', label: 'Quick start' },
   { to: '/docs', label: 'API reference' },
 ];
@@ -18,6 +19,7 @@ const ADMIN_LINKS = [
   { to: '/admin/prices', label: 'Prices' },
   { to: '/admin/options', label: 'Options' },
   { to: '/admin/payments', label: 'Payments' },
+  { to: '/admin/redemptions', label: 'Redemptions' },
 ];
 
 /** The signed-in frame: header with the user and Sign out, navigation (a menu on phones), the page. */

@@ -4,27 +4,17 @@ import type { SelfView } from '@modelgate/schemas/api';
 import { api, ApiError } from '../api';
 import { type Session, SessionContext, type SessionState } from './session-context';
 
-/** The signed-in user's id survives reloads here; the session itself is the HttpOnly cookie. */
-const USER_ID_KEY = 'modelgate.userId';
-
-function storedUserId(): number | undefined {
-  const id = Number(localStorage.getItem(USER_ID_KEY));
-  return Number.isSafeInteger(id) && id > 0 ? id : undefined;
-}
-
 export function SessionProvider({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
-  const [state, setState] = useState<SessionState>(() => (storedUserId() === undefined ? { status: 'signed-out' } : { status: 'loading' }));
+  const [state, setState] = useState<SessionState>({ status: 'loading' });
 
   const forget = useCallback(() => {
-    localStorage.removeItem(USER_ID_KEY);
     api.userId = undefined;
     queryClient.clear();
     setState({ status: 'signed-out' });
   }, [queryClient]);
 
   const show = useCallback((user: SelfView) => {
-    localStorage.setItem(USER_ID_KEY, String(user.id));
     queryClient.setQueryData(['self'], user);
     setState({ status: 'signed-in', user });
   }, [queryClient]);
@@ -34,14 +24,19 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     api.userId = userId;
     return api.call('get /api/user/self').then(show, (err: unknown) => {
       if (err instanceof ApiError && (err.status === 401 || err.status === 403)) forget();
-      // Gateway unreachable: show sign-in but keep the id, so a reload resumes the session.
+      // Gateway unreachable: show sign-in; the cookie is kept, so a reload resumes the session.
       else setState({ status: 'signed-out' });
     });
   }, [show, forget]);
 
+  // The session cookie says who is signed in, whether by password or by single sign-on (whose
+  // redirect the page learns nothing from): its user id is then sent as New-Api-User.
   useEffect(() => {
-    const userId = storedUserId();
-    if (userId !== undefined) void load(userId);
+    api.call('get /api/user/session').then(
+      (user) => load(user.id),
+      // A sign-in that finished meanwhile is kept.
+      () => setState((current) => (current.status === 'loading' ? { status: 'signed-out' } : current)),
+    );
   }, [load]);
 
   const session = useMemo<Session>(() => ({

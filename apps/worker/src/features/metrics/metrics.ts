@@ -14,6 +14,13 @@ export interface WorkerMetrics {
   service: ServiceMetrics;
   /** Counts the jobs and events a payment worker finishes, from its `completed` and `failed` events. */
   observe(worker: Worker<PaymentWebhookJob>): void;
+  /** Counts the jobs any other worker (such as `mail`) finishes, labelled with its queue. */
+  observeJobs(worker: Worker): void;
+}
+
+/** BullMQ has counted the attempt by now; an unrecoverable error is never retried. */
+function isFinalFailure(job: Job | undefined, err: Error): boolean {
+  return !job || err.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
 }
 
 /** `queue`: its depth by state is read from Redis at each scrape. */
@@ -78,15 +85,20 @@ export function createWorkerMetrics(queue: Queue<PaymentWebhookJob>, options: Se
         if (result?.rejection) rejectedEvents.get(result.rejection)?.inc();
       });
       worker.on('failed', (job: Job<PaymentWebhookJob> | undefined, err: Error) => {
-        // BullMQ has counted the attempt by now; an unrecoverable error is never retried.
-        const final = !job || err.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
-        if (!final) {
+        if (!isFinalFailure(job, err)) {
           failedAttempts.retried.inc();
           return;
         }
         failedAttempts.final.inc();
         processedEvents.get('failed')!.inc();
       });
+    },
+    observeJobs(worker) {
+      const done = completed.labels(worker.name);
+      const attempts = { retried: failed.labels(worker.name, 'false'), final: failed.labels(worker.name, 'true') };
+      for (const child of [done, attempts.retried, attempts.final]) child.inc(0);
+      worker.on('completed', () => done.inc());
+      worker.on('failed', (job: Job | undefined, err: Error) => (isFinalFailure(job, err) ? attempts.final : attempts.retried).inc());
     },
   };
 }

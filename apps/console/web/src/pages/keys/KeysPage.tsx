@@ -7,28 +7,17 @@ import { api } from '../../api';
 import { CopyButton } from '../../components/CopyButton';
 import { ErrorAlert, Loading, Notice, PageHeader } from '../../components/feedback';
 import { Pagination } from '../../components/Pagination';
-import { formatQuotaAsUsd } from '../../lib/money';
-import { useQuotaPerUnit } from '../../lib/queries';
-import { formatDateTime } from '../../lib/time';
 import { KeyForm } from './KeyForm';
+import { KeyTable } from './KeyTable';
 import { keyUsageSnippet } from './key-form';
 
 const PAGE_SIZE = 10;
-
-/** Key statuses as the relay sees them now (docs/api.md 3.2). */
-const STATUS_BADGES: Record<number, { label: string; tone: 'ok' | 'off' }> = {
-  [TOKEN_STATUS.enabled]: { label: 'Enabled', tone: 'ok' },
-  [TOKEN_STATUS.disabled]: { label: 'Disabled', tone: 'off' },
-  [TOKEN_STATUS.expired]: { label: 'Expired', tone: 'off' },
-  [TOKEN_STATUS.exhausted]: { label: 'Exhausted', tone: 'off' },
-};
 
 type Editor = { mode: 'create' } | { mode: 'edit'; token: TokenView };
 
 /** API keys: the list, create (the full key shown once), edit limits, enable or disable, delete. */
 export function KeysPage() {
   const queryClient = useQueryClient();
-  const quotaPerUnit = useQuotaPerUnit();
   const [page, setPage] = useState(1);
   const [editor, setEditor] = useState<Editor>();
   const [created, setCreated] = useState<TokenView>();
@@ -112,48 +101,22 @@ export function KeysPage() {
         <p className="panel">No keys yet. Create one to call the gateway from your programs.</p>
       ) : (
         <>
-          <div className="table-wrap">
-            <table className="keys-table" aria-label="Your API keys">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Key</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" className="num">Remaining</th>
-                  <th scope="col" className="num">Used</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {keys.data.items.map((token) => {
-                  const badge = STATUS_BADGES[token.status] ?? { label: `Status ${token.status}`, tone: 'off' };
-                  const busy = (setStatus.isPending && setStatus.variables.id === token.id) || (remove.isPending && remove.variables.id === token.id);
-                  return (
-                    <tr key={token.id}>
-                      <th scope="row">{token.name}</th>
-                      <td className="mono">{token.key}</td>
-                      <td><span className={`badge ${badge.tone}`}>{badge.label}</span></td>
-                      <td className="num">{token.unlimited_quota ? 'Unlimited' : formatQuotaAsUsd(token.remain_quota, quotaPerUnit)}</td>
-                      <td className="num">{formatQuotaAsUsd(token.used_quota, quotaPerUnit)}</td>
-                      <td>{token.expired_time === -1 ? 'Never' : formatDateTime(token.expired_time)}</td>
-                      <td>{token.accessed_at === null ? 'Never' : formatDateTime(token.accessed_at)}</td>
-                      <td>
-                        <div className="key-actions">
-                          <button type="button" aria-label={`Edit ${token.name}`} onClick={() => openEditor({ mode: 'edit', token })} disabled={busy}>Edit</button>
-                          <button type="button" aria-label={`${token.status === TOKEN_STATUS.disabled ? 'Enable' : 'Disable'} ${token.name}`} onClick={() => setStatus.mutate(token)} disabled={busy}>
-                            {token.status === TOKEN_STATUS.disabled ? 'Enable' : 'Disable'}
-                          </button>
-                          <button type="button" className="danger" aria-label={`Delete ${token.name}`} onClick={() => confirmDelete(token)} disabled={busy}>Delete</button>
-                        </div>
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+          <KeyTable
+            tokens={keys.data.items}
+            label="Your API keys"
+            actions={(token) => {
+              const busy = (setStatus.isPending && setStatus.variables.id === token.id) || (remove.isPending && remove.variables.id === token.id);
+              return (
+                <div className="key-actions">
+                  <button type="button" aria-label={`Edit ${token.name}`} onClick={() => openEditor({ mode: 'edit', token })} disabled={busy}>Edit</button>
+                  <button type="button" aria-label={`${token.status === TOKEN_STATUS.disabled ? 'Enable' : 'Disable'} ${token.name}`} onClick={() => setStatus.mutate(token)} disabled={busy}>
+                    {token.status === TOKEN_STATUS.disabled ? 'Enable' : 'Disable'}
+                  </button>
+                  <button type="button" className="danger" aria-label={`Delete ${token.name}`} onClick={() => confirmDelete(token)} disabled={busy}>Delete</button>
+                </div>
+              );
+            }}
+          />
           <Pagination page={page} pageSize={PAGE_SIZE} total={keys.data.total} onPage={setPage} label="API keys" />
         </>
       )}

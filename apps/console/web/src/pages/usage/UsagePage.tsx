@@ -163,7 +163,7 @@ function LogTable({ rows }: { rows: readonly UserLogView[] }) {
   const quotaPerUnit = useQuotaPerUnit();
   return (
     <div className="table-wrap">
-      <table aria-label="Usage logs, newest first">
+      <table className="stacked-table" aria-label="Usage logs, newest first">
         <thead>
           <tr>
             <th scope="col">Time</th>
@@ -183,16 +183,16 @@ function LogTable({ rows }: { rows: readonly UserLogView[] }) {
             const billed = mediaBilledText(row.other);
             return (
               <tr key={row.id}>
-                <td>{formatDateTime(row.created_at)}</td>
-                <td><span className={`badge log-type-${row.type}`}>{logTypeLabel(row.type)}</span></td>
-                <td className="mono">{row.model_name}</td>
-                <td>{row.token_name}</td>
-                <td className="num">{formatInteger(row.prompt_tokens)}</td>
-                <td className="num">{formatInteger(row.completion_tokens)}</td>
-                <td className="num">{formatSignedQuota(row.quota, quotaPerUnit)}</td>
-                <td className="num">{row.use_time_ms > 0 ? formatDuration(row.use_time_ms) : ''}</td>
-                <td>{row.is_stream ? 'Yes' : 'No'}</td>
-                <td className="usage-details">
+                <td data-label="Time">{formatDateTime(row.created_at)}</td>
+                <td data-label="Type"><span className={`badge log-type-${row.type}`}>{logTypeLabel(row.type)}</span></td>
+                <td className="mono" data-label="Model">{row.model_name}</td>
+                <td data-label="Key">{row.token_name}</td>
+                <td className="num" data-label="Prompt tokens">{formatInteger(row.prompt_tokens)}</td>
+                <td className="num" data-label="Completion tokens">{formatInteger(row.completion_tokens)}</td>
+                <td className="num" data-label="Cost">{formatSignedQuota(row.quota, quotaPerUnit)}</td>
+                <td className="num" data-label="Duration">{row.use_time_ms > 0 ? formatDuration(row.use_time_ms) : ''}</td>
+                <td data-label="Stream">{row.is_stream ? 'Yes' : 'No'}</td>
+                <td className="usage-details" data-label="Details">
                   {billed && <span className="usage-billed">{billed}</span>}
                   {row.content}
                 </td>

@@ -14,14 +14,14 @@ import { balanceFigures, formatInteger, formatQuotaAsUsd, formatUsd } from '../.
 import { useQuotaPerUnit, useSelf, useStatus } from '../../lib/queries';
 import { formatDateTime } from '../../lib/time';
 import { StatCard } from '../dashboard/StatCard';
-import { affTransferFormSchema, invitationLink, topUpFormSchema, topUpStatusBadge } from './wallet-forms';
+import { affTransferFormSchema, invitationLink, redeemFormSchema, topUpFormSchema, topUpStatusBadge } from './wallet-forms';
 
 const HISTORY_PAGE_SIZE = 10;
 /** Where Stripe's checkout sends the payer back: /wallet?checkout=success or ?checkout=cancelled. */
 const CHECKOUT_RETURN_PARAM = 'checkout';
 const priceFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 4 });
 
-/** Balance, Stripe top-ups and their history, and the affiliate programme. */
+/** Balance, Stripe top-ups and their history, redemption codes, and the affiliate programme. */
 export function WalletPage() {
   const self = useSelf();
   const quotaPerUnit = useQuotaPerUnit();
@@ -40,6 +40,7 @@ export function WalletPage() {
         </section>
       )}
       <TopUpForm />
+      <RedeemForm />
       <TopUpHistory />
       {self.data && <Affiliate self={self.data} />}
     </>
@@ -105,6 +106,41 @@ function TopUpForm() {
   );
 }
 
+/** A redemption code from an administrator (docs/api.md 3.9.5): its value goes to the balance at once. */
+function RedeemForm() {
+  const quotaPerUnit = useQuotaPerUnit();
+  const queryClient = useQueryClient();
+  const form = useForm<z.input<typeof redeemFormSchema>, unknown, z.output<typeof redeemFormSchema>>({ resolver: zodResolver(redeemFormSchema), defaultValues: { key: '' } });
+  const redeem = useMutation({
+    mutationFn: (key: string) => api.call('post /api/user/topup', { body: { key } }),
+    // The notice comes with the new balance and the top-up row of the usage log.
+    onSuccess: async () => {
+      form.reset({ key: '' });
+      await Promise.all([['self'], ['topups'], ['logs']].map((queryKey) => queryClient.invalidateQueries({ queryKey })));
+    },
+  });
+  const submit = form.handleSubmit((values) => redeem.mutateAsync(values.key).catch(() => undefined));
+  const { errors, isSubmitting } = form.formState;
+
+  return (
+    <section className="panel" aria-labelledby="redeem-title">
+      <h2 id="redeem-title">Redeem a code</h2>
+      <p className="muted">A redemption code from the administrator adds its value to your balance at once. Each code works once.</p>
+      {redeem.isSuccess && <Notice>Added {formatQuotaAsUsd(redeem.data, quotaPerUnit)} ({formatInteger(redeem.data)} quota) to your balance.</Notice>}
+      <ErrorAlert error={redeem.error} />
+      <form className="redeem-form" onSubmit={(event) => void submit(event)} noValidate>
+        <fieldset disabled={isSubmitting}>
+          <legend className="visually-hidden">Redeem a code</legend>
+          <div className="row">
+            <InputField label="Redemption code" autoComplete="off" spellCheck={false} maxLength={64} error={errors.key?.message} {...form.register('key')} />
+            <button type="submit" className="primary">{isSubmitting ? 'Redeeming…' : 'Redeem'}</button>
+          </div>
+        </fieldset>
+      </form>
+    </section>
+  );
+}
+
 function TopUpHistory() {
   const queryClient = useQueryClient();
   const [page, setPage] = useState(1);
@@ -127,7 +163,7 @@ function TopUpHistory() {
       {history.data?.total === 0 && <p className="muted">No top-ups yet.</p>}
       {history.data && history.data.items.length > 0 && (
         <div className="table-wrap">
-          <table>
+          <table className="stacked-table">
             <thead>
               <tr>
                 <th scope="col">Created</th>
@@ -143,12 +179,12 @@ function TopUpHistory() {
                 const badge = topUpStatusBadge(topUp.status);
                 return (
                   <tr key={topUp.trade_no}>
-                    <td>{formatDateTime(topUp.created_at)}</td>
-                    <td className="num">{formatUsd(topUp.amount)}</td>
-                    <td><span className={badge.className}>{badge.label}</span></td>
-                    <td className="num">{priceFormat.format(topUp.money)}</td>
-                    <td>{topUp.completed_at === null ? '' : formatDateTime(topUp.completed_at)}</td>
-                    <td className="mono">{topUp.trade_no}</td>
+                    <td data-label="Created">{formatDateTime(topUp.created_at)}</td>
+                    <td className="num" data-label="Amount">{formatUsd(topUp.amount)}</td>
+                    <td data-label="Status"><span className={badge.className}>{badge.label}</span></td>
+                    <td className="num" data-label="Price">{priceFormat.format(topUp.money)}</td>
+                    <td data-label="Completed">{topUp.completed_at === null ? '' : formatDateTime(topUp.completed_at)}</td>
+                    <td data-label="Trade no."><span className="mono">{topUp.trade_no}</span></td>
                   </tr>
                 );
               })}

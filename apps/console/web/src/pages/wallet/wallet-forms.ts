@@ -1,4 +1,4 @@
-import { affTransferBody, MAX_TOPUP_UNITS, stripePayBody } from '@modelgate/schemas/api';
+import { affTransferBody, MAX_TOPUP_UNITS, stripePayBody, topUpRedeemBody } from '@modelgate/schemas/api';
 import { z } from 'zod';
 import { formatQuotaAsUsd, formatInteger } from '../../lib/money';
 
@@ -23,6 +23,11 @@ export function affTransferFormSchema(quotaPerUnit: number, affQuota: number) {
       .max(affQuota, `At most ${formatInteger(affQuota)}, what you have earned`),
   });
 }
+
+/** The redeem form: a code as it was handed out; spaces around it (from copying) are dropped. */
+export const redeemFormSchema = topUpRedeemBody.extend({
+  key: z.string().trim().min(1, 'Enter a redemption code').max(64, 'A redemption code is at most 64 characters'),
+});
 
 /** The address that registers a new user as invited by the owner of `affCode`. */
 export function invitationLink(origin: string, affCode: string): string {

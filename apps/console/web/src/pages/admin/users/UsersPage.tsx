@@ -10,6 +10,7 @@ import { Pagination } from '../../../components/Pagination';
 import { formatInteger, formatQuotaAsUsd, usdToQuota } from '../../../lib/money';
 import { useQuotaPerUnit } from '../../../lib/queries';
 import { ROLE_ROOT, useUser } from '../../../session/session-context';
+import { UserKeys } from '../../keys/UserKeys';
 import { ROLE, USER_STATUS } from '@modelgate/schemas/domain';
 import {
   MANAGE_ACTION_LABELS,
@@ -30,7 +31,7 @@ import {
 
 const PAGE_SIZE = 20;
 
-type Editing = { mode: 'closed' } | { mode: 'create' } | { mode: 'edit'; user: AdminUserView };
+type Editing = { mode: 'closed' } | { mode: 'create' } | { mode: 'edit'; user: AdminUserView } | { mode: 'keys'; user: AdminUserView };
 
 /** Users administration (docs/api.md 3.3, 3.8): list, create, edit balance and profile, manage. */
 export function UsersPage() {
@@ -91,6 +92,7 @@ export function UsersPage() {
           onCancel={() => setEditing({ mode: 'closed' })}
         />
       )}
+      {editing.mode === 'keys' && <UserKeys key={editing.user.id} user={editing.user} onClose={() => setEditing({ mode: 'closed' })} />}
       {notice && <Notice>{notice}</Notice>}
       <ErrorAlert error={manage.error} />
       {users.isError ? (
@@ -100,7 +102,7 @@ export function UsersPage() {
       ) : (
         <>
           <div className="table-wrap">
-            <table className="admin-table">
+            <table className="admin-table stacked-table">
               <thead>
                 <tr>
                   <th scope="col" className="num">ID</th>
@@ -119,20 +121,23 @@ export function UsersPage() {
                   const permissions = permissionsOf(me, user);
                   return (
                     <tr key={user.id}>
-                      <td className="num">{user.id}</td>
+                      <td className="num" data-label="ID">{user.id}</td>
                       <th scope="row">{user.username}</th>
-                      <td>{user.display_name}</td>
-                      <td>{roleLabel(user.role)}</td>
-                      <td>
+                      <td data-label="Display name">{user.display_name}</td>
+                      <td data-label="Role">{roleLabel(user.role)}</td>
+                      <td data-label="Status">
                         <span className={`badge ${user.status === USER_STATUS.enabled ? 'ok' : 'off'}`}>{user.status === USER_STATUS.enabled ? 'Enabled' : 'Disabled'}</span>
                       </td>
-                      <td className="mono">{user.group}</td>
-                      <td className="num" title={`${formatInteger(user.quota)} quota`}>{formatQuotaAsUsd(user.quota, quotaPerUnit)}</td>
-                      <td className="num" title={`${formatInteger(user.used_quota)} quota`}>{formatQuotaAsUsd(user.used_quota, quotaPerUnit)}</td>
+                      <td className="mono" data-label="Group">{user.group}</td>
+                      <td className="num" data-label="Balance" title={`${formatInteger(user.quota)} quota`}>{formatQuotaAsUsd(user.quota, quotaPerUnit)}</td>
+                      <td className="num" data-label="Used" title={`${formatInteger(user.used_quota)} quota`}>{formatQuotaAsUsd(user.used_quota, quotaPerUnit)}</td>
                       <td className="actions-cell">
                         <div className="row-actions">
                           {permissions.edit && (
                             <button type="button" aria-label={`Edit ${user.username}`} onClick={() => { setNotice(undefined); setEditing({ mode: 'edit', user }); }}>Edit</button>
+                          )}
+                          {permissions.keys && (
+                            <button type="button" aria-label={`Keys of ${user.username}`} onClick={() => { setNotice(undefined); setEditing({ mode: 'keys', user }); }}>Keys</button>
                           )}
                           {permissions.actions.map((action) => (
                             <button

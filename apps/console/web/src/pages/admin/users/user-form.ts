@@ -49,6 +49,8 @@ export interface UserPermissions {
   /** Root on itself may set only its own quota. */
   quotaOnly: boolean;
   actions: ManageAction[];
+  /** See and limit the user's API keys (docs/api.md 3.9.3). */
+  keys: boolean;
 }
 
 /**
@@ -58,12 +60,12 @@ export interface UserPermissions {
 export function permissionsOf(me: { id: number; role: number }, user: AdminUserView): UserPermissions {
   const self = me.id === user.id;
   const canAct = !self && me.role > user.role;
-  if (!canAct) return { edit: self && me.role >= ROLE.root, quotaOnly: true, actions: [] };
+  if (!canAct) return { edit: self && me.role >= ROLE.root, quotaOnly: true, actions: [], keys: false };
   const actions: ManageAction[] = [user.status === USER_STATUS.enabled ? 'disable' : 'enable'];
   if (user.role === ROLE.user && me.role >= ROLE.root) actions.push('promote');
   if (user.role === ROLE.admin) actions.push('demote');
   actions.push('delete');
-  return { edit: true, quotaOnly: false, actions };
+  return { edit: true, quotaOnly: false, actions, keys: true };
 }
 
 export const MANAGE_ACTION_LABELS: Record<ManageAction, string> = {

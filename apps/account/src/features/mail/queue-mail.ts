@@ -1,0 +1,33 @@
+import { AppError } from '@modelgate/errors';
+import { enqueueMail, type MailJob } from '@modelgate/queue';
+import type { AccountDeps } from '../../deps';
+import { QUEUE_TIMEOUT_MS, withTimeout } from '../payments/service';
+
+function queueUnavailable(err: unknown): AppError {
+  return new AppError('service_unavailable', 'mail cannot be sent right now; try again later', { cause: err });
+}
+
+/**
+ * Hands a mail to the worker (docs/api.md 3.9.1), which sends it and retries through SMTP outages.
+ * Only the queue itself being unreachable fails the request: 503, so the caller may ask again.
+ */
+export async function queueMail(deps: AccountDeps, mail: MailJob): Promise<void> {
+  try {
+    await withTimeout(enqueueMail(deps.mailQueue, mail), QUEUE_TIMEOUT_MS, 'mail queue');
+  } catch (err) {
+    throw queueUnavailable(err);
+  }
+}
+
+/**
+ * 503 unless the mail queue answers: asked before anything depends on who the caller names, an
+ * answer that must not tell whether an account exists fails alike for everyone.
+ */
+export async function ensureMailQueueReachable(deps: AccountDeps): Promise<void> {
+  try {
+    // One cheap read (HEXISTS) through the queue's own connection.
+    await withTimeout(deps.mailQueue.isPaused(), QUEUE_TIMEOUT_MS, 'mail queue');
+  } catch (err) {
+    throw queueUnavailable(err);
+  }
+}
