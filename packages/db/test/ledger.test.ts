@@ -204,6 +204,52 @@ describe('chargeConsumeBatch', () => {
     expect(row?.quota).toBe(-101n);
   });
 
+  test("counts each key's charges in its UTC budget period, from 0 again in a new period", async () => {
+    const dave = await fundedAccount(1_000n, 0n, true);
+    const channel = await newChannel();
+    const charge = (amount: number) => prisma.$transaction((tx) => chargeConsumeBatch(tx, [consumeRow(dave.user.id, dave.token.id, channel.id, amount)], new Map()));
+    const budgetOf = () => prisma.token.findUniqueOrThrow({ where: { id: dave.token.id }, select: { budgetUsedQuota: true, budgetPeriodStart: true } });
+    const now = new Date();
+    const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+
+    await charge(30);
+    await charge(12);
+    expect(await budgetOf()).toEqual({ budgetUsedQuota: 42n, budgetPeriodStart: monthStart });
+
+    // Counted in an earlier month: the next charge starts the current one.
+    await prisma.token.update({ where: { id: dave.token.id }, data: { budgetPeriodStart: new Date(Date.UTC(2020, 0, 1)), budgetUsedQuota: 999n } });
+    await charge(5);
+    expect(await budgetOf()).toEqual({ budgetUsedQuota: 5n, budgetPeriodStart: monthStart });
+
+    // A daily budget counts from the start of the UTC day.
+    await prisma.token.update({ where: { id: dave.token.id }, data: { budgetPeriod: 'day' } });
+    await charge(7);
+    expect(await budgetOf()).toEqual({ budgetUsedQuota: 7n, budgetPeriodStart: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())) });
+  });
+
+  test('reports the users a batch takes from at least their warning threshold to below it, once per crossing', async () => {
+    const erin = await fundedAccount(1_000n, 0n, true);
+    const frank = await fundedAccount(1_000n, 0n, true);
+    await prisma.user.update({ where: { id: erin.user.id }, data: { notifyType: 'email', quotaWarningThreshold: 500n } });
+    // Frank crosses the same threshold, but asked for no warning.
+    await prisma.user.update({ where: { id: frank.user.id }, data: { quotaWarningThreshold: 500n } });
+    const channel = await newChannel();
+    const batch = (rows: ConsumeRow[]) => prisma.$transaction((tx) => chargeConsumeBatch(tx, rows, new Map()));
+
+    expect(await batch([consumeRow(erin.user.id, erin.token.id, channel.id, 400)])).toEqual([]);
+    expect(
+      await batch([
+        consumeRow(erin.user.id, erin.token.id, channel.id, 50),
+        consumeRow(erin.user.id, erin.token.id, channel.id, 60),
+        consumeRow(frank.user.id, frank.token.id, channel.id, 600),
+      ]),
+    ).toEqual([{ userId: erin.user.id, before: 600n, after: 490n }]);
+    // Already below: no second warning until a credit takes the balance back up.
+    expect(await batch([consumeRow(erin.user.id, erin.token.id, channel.id, 10)])).toEqual([]);
+    await prisma.$transaction((tx) => changeBalance(tx, { userId: erin.user.id, type: LOG_TYPE.topup, content: 'top-up', quota: 100n }));
+    expect(await batch([consumeRow(erin.user.id, erin.token.id, channel.id, 100)])).toEqual([{ userId: erin.user.id, before: 580n, after: 480n }]);
+  });
+
   /** What the relay's writer does: lock the batch's users (in id order), then book the batch. */
   const chargeAsTheRelay = (rows: ConsumeRow[]) =>
     prisma.$transaction(async (tx) => {

@@ -22,7 +22,8 @@ import {
 // The Jest global setup points DATABASE_URL at this run's private, migrated database.
 const runDatabaseUrl = process.env.DATABASE_URL as string;
 const APPLICATION_TABLES = [
-  'backup_codes', 'channels', 'logs', 'options', 'payment_events', 'tokens', 'top_ups', 'two_factor', 'usage_buckets', 'users',
+  'backup_codes', 'channels', 'logs', 'options', 'payment_events', 'redemptions', 'tokens', 'top_ups', 'two_factor', 'usage_buckets',
+  'user_identities', 'users',
 ];
 
 async function query<T extends pg.QueryResultRow>(databaseUrl: string, sql: string, params: unknown[] = []): Promise<T[]> {
