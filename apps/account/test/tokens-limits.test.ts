@@ -1,8 +1,8 @@
 // docs/api.md 3.9.3 and 3.9.4, the API part: a key's rate limits and budget through /api/token, the
 // budget spent in the current period, and an admin's control over a lower-role user's key limits.
 import { chargeConsumeBatch } from '@modelgate/db';
+import { periodSpanAt } from '@modelgate/schemas';
 import { createApiKey, createChannel } from '@modelgate/testing';
-import { budgetPeriodStart } from '../src/features/tokens/budget-period';
 import { createTestAccount } from './support/app';
 import { expectFailure, expectOk } from './support/envelope';
 import { listenForInvalidations } from './support/invalidations';
@@ -176,7 +176,7 @@ describe('budget_used_quota', () => {
     for (const instant of instants) {
       for (const period of ['day', 'week', 'month'] as const) {
         const [row] = await prisma.$queryRaw<{ start: Date }[]>`SELECT date_trunc(${period}, ${new Date(instant)}::timestamptz AT TIME ZONE 'UTC') AS start`;
-        expect({ instant, period, start: new Date(budgetPeriodStart(period, Date.parse(instant))).toISOString() }).toEqual({ instant, period, start: row?.start.toISOString() });
+        expect({ instant, period, start: new Date(periodSpanAt(period, Date.parse(instant)).start).toISOString() }).toEqual({ instant, period, start: row?.start.toISOString() });
       }
     }
   });

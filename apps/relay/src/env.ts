@@ -26,7 +26,7 @@ export const relayEnvSchema = z
     LEDGER_BATCH_SIZE: env.positiveInt(2000),
     /** Safety net behind the invalidation messages: keys, users, channels and options are re-read this often. */
     CACHE_REFRESH_INTERVAL_MS: env.positiveInt(30_000),
-    /** Requests per minute per API key, shared by every relay instance through Redis; 0 = no limit. */
+    /** Requests per minute of an API key without its own `rpm_limit`, shared by every relay instance through Redis; 0 = no limit. */
     RELAY_KEY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(0),
     /**
      * Failed key checks (unknown, malformed, disabled keys) per client address and minute, shared by

@@ -10,17 +10,20 @@ import type { CacheInvalidation } from '@modelgate/schemas';
 import type { Redis } from 'ioredis';
 import { createRelayApp } from './app';
 import type { RelayEnv } from './env';
+import { BalanceWarningQueue } from './features/billing/balance-warnings';
 import { BalanceMirror } from './features/billing/balances';
 import { LedgerWriter } from './features/billing/ledger-writer';
 import { billingKeys, withBillingScripts } from './features/billing/redis-scripts';
 import { LedgerRepository } from './features/billing/repository';
+import { Turn } from './features/billing/turn-batch';
 import { CacheSync } from './features/cache-sync/subscriber';
 import { ChannelTester } from './features/channel-test/service';
 import { ChannelCache } from './features/channels/channel-cache';
 import { ChannelRepository } from './features/channels/repository';
 import { KeyFailureLimit } from './features/keys/failure-limit';
 import { KeyCache } from './features/keys/key-cache';
-import { KeyRateLimit } from './features/keys/rate-limit';
+import { limitKeys, withLimitScripts } from './features/keys/limit-scripts';
+import { KeyLimits } from './features/keys/limits';
 import { KeyRepository } from './features/keys/repository';
 import { RelayMetrics } from './features/metrics/metrics';
 import { OptionsCache } from './features/options/options-cache';
@@ -69,15 +72,20 @@ export function createRelay({ env, logger, prisma, redis }: RelayInfra): Relay {
   const instanceId = `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
   const ledgerRepository = new LedgerRepository(prisma, `${env.REDIS_PREFIX}ledger`);
 
-  const keys = new KeyCache(new KeyRepository(prisma));
+  const keyRepository = new KeyRepository(prisma);
+  const keys = new KeyCache(keyRepository);
   const channelRepository = new ChannelRepository(prisma);
   const channels = new ChannelCache(channelRepository, env.CRYPTO_SECRET, env.CHANNEL_COOLDOWN_MS, logger, providerFor, forgetUnloadedChannels);
   const options = new OptionsCache(prisma);
+  // The Redis work of one event-loop turn (reservations, settlements, limit checks) leaves in one write.
+  const turn = new Turn(() => redis.stream);
   const balances = new BalanceMirror(billingRedis, keysOfBilling, ledgerRepository, instanceId, {
     logger,
+    turn,
     onKeyDrained: (tokenId) => keys.markExhausted(tokenId),
   });
   const publish = (message: CacheInvalidation) => publishCacheInvalidation(redis, env.REDIS_PREFIX, message);
+  const balanceWarnings = new BalanceWarningQueue(env.REDIS_URL, env.REDIS_PREFIX, logger);
   const ledger = new LedgerWriter(
     billingRedis,
     keysOfBilling,
@@ -87,6 +95,7 @@ export function createRelay({ env, logger, prisma, redis }: RelayInfra): Relay {
       flushIntervalMs: env.LEDGER_FLUSH_INTERVAL_MS,
       batchSize: env.LEDGER_BATCH_SIZE,
       onKeysDrained: (tokenIds) => Promise.all(tokenIds.map((tokenId) => publish({ kind: 'token', tokenId }))),
+      onBalanceCrossings: (crossings) => balanceWarnings.enqueue(crossings),
     },
     logger,
   );
@@ -100,11 +109,16 @@ export function createRelay({ env, logger, prisma, redis }: RelayInfra): Relay {
   );
   const metrics = new RelayMetrics();
   metrics.observeState({ ledgerCounts: () => ledger.counts(), channels: () => channels.states() });
-  const rateLimit = env.RELAY_KEY_RATE_LIMIT_PER_MINUTE > 0
-    ? new KeyRateLimit(redis, env.REDIS_PREFIX, env.RELAY_KEY_RATE_LIMIT_PER_MINUTE)
-    : undefined;
+  const limits = new KeyLimits(withLimitScripts(redis), limitKeys(env.REDIS_PREFIX), {
+    defaultRequestsPerMinute: env.RELAY_KEY_RATE_LIMIT_PER_MINUTE,
+    options,
+    readBudgetUse: (tokenId) => keyRepository.findBudgetUse(tokenId),
+    logger,
+    onRefused: (kind) => metrics.limitRefused(kind),
+    turn,
+  });
   const keyFailures = new KeyFailureLimit(redis, env.REDIS_PREFIX, env.RELAY_KEY_FAILURES_PER_MINUTE);
-  const relay = new RelayService({ channels, channelRepository, options, balances, upstream, publish, logger, metrics, rateLimit });
+  const relay = new RelayService({ channels, channelRepository, options, balances, upstream, publish, logger, metrics, limits });
   const cacheSync = new CacheSync({ keys, channels, options, ledger, logger });
   const handler = createRelayApp({
     logger,
@@ -135,9 +149,12 @@ export function createRelay({ env, logger, prisma, redis }: RelayInfra): Relay {
     },
     async close() {
       await cacheSync.stop();
+      await limits.stop();
       // Settlements waiting for a retry go to the queue before the ledger's last flush.
       await balances.stop();
       await ledger.stop();
+      // After the last flush: its crossings are queued too.
+      await balanceWarnings.close();
       await upstream.close();
     },
   };

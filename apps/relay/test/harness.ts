@@ -34,7 +34,7 @@ export interface RelayHarness {
   relay: Relay;
   prisma: PrismaClient;
   redis: Redis;
-  /** Empties the database and the billing keys, and reloads every cache. */
+  /** Empties the database, the billing keys and the limits' counts, and reloads every cache. */
   reset(): Promise<void>;
   /** Re-reads channels and options (what the account service's invalidation messages trigger). */
   reloadCaches(): Promise<void>;
@@ -80,6 +80,7 @@ export async function startRelay(envOverrides: Record<string, string> = {}, opti
       await resetDatabase(prisma);
       await deleteKeysWithPrefix(redis, `${prefix}bal:`);
       await deleteKeysWithPrefix(redis, `${prefix}ledger:`);
+      await deleteKeysWithPrefix(redis, `${prefix}lim:`);
       await relay.cacheSync.refreshAll();
     },
     async close() {

@@ -1,12 +1,12 @@
-// docs/api.md 1.3, "key's rate limit hit": RELAY_KEY_RATE_LIMIT_PER_MINUTE, counted per key in Redis.
-import { createChannel, deleteKeysWithPrefix, redisPrefix } from '@modelgate/testing';
+// docs/api.md 1.3, "key's rate limit hit": RELAY_KEY_RATE_LIMIT_PER_MINUTE, the requests per minute
+// of keys without their own rpm_limit, counted per key in Redis.
+import { createChannel } from '@modelgate/testing';
 import { createCustomer, harness, MODEL, openAiChannel, relaySuite, resetSuite, setUnitPrices, upstream } from './harness';
 
 relaySuite({ RELAY_KEY_RATE_LIMIT_PER_MINUTE: '3' });
 
 beforeEach(async () => {
   await resetSuite();
-  await deleteKeysWithPrefix(harness.redis, `${redisPrefix()}rl:`);
   await setUnitPrices(harness.prisma, [MODEL, 'gemini-2.5-flash']);
   await openAiChannel(harness.prisma, upstream.url);
   await createChannel(harness.prisma, { type: 24, baseUrl: upstream.url, models: 'gemini-2.5-flash', key: 'gemini-channel-key' });
@@ -51,4 +51,13 @@ it('answers 429 rate_limit_exceeded with Retry-After once a key made its request
   expect(upstream.requests).toHaveLength(3);
   const other = await createCustomer(harness.prisma);
   expect((await complete(other.key)).status).toBe(200);
+});
+
+it('counts a key with its own rpm_limit by that limit instead of the default', async () => {
+  const customer = await createCustomer(harness.prisma, { rpmLimit: 5 });
+  const answers = [];
+  for (let i = 0; i < 6; i++) answers.push(await complete(customer.key));
+  expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 429]);
+  expect(answers.map((answer) => answer.headers.get('x-ratelimit-remaining-requests'))).toEqual(['4', '3', '2', '1', '0', '0']);
+  expect(answers[5]!.headers.get('x-ratelimit-limit-requests')).toBe('5');
 });

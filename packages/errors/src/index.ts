@@ -39,6 +39,8 @@ const CATALOG = {
   ip_not_allowed: [403, 'permission_error'],
   group_not_allowed: [403, 'permission_error'],
   insufficient_user_quota: [403, 'insufficient_quota'],
+  /** The key's budget for its day / week / month is spent (docs/api.md 3.9.4). */
+  budget_exceeded: [403, 'insufficient_quota'],
   model_price_error: [400, 'invalid_request_error'],
   model_not_found: [404, 'invalid_request_error'],
   no_available_channel: [503, 'server_error'],

@@ -9,3 +9,4 @@ export * from './pricing';
 export * from './public-address';
 export * from './invalidation';
 export * from './api';
+export * from './budget-period';

@@ -16,9 +16,11 @@ export const USAGE = `pnpm bench [options]
   --chunks N            chunks per streamed answer, default 20
   --chunk-delay-ms N    delay between upstream chunks, default 20
   --targets LIST        subset of upstream,relay,edge,peer (default all; peer when --peer-url is given)
-  --cases LIST          subset of single,concurrent,streams,chat,chat-streams,messages,
+  --cases LIST          subset of single,concurrent,streams,chat,chat-limited,chat-streams,messages,
                         messages-streams,responses,responses-streams,gemini,gemini-streams,clouds,
-                        images,transcription-upload (default all); clouds: chat through AWS Bedrock
+                        images,transcription-upload (default all); chat-limited: OpenAI chat with a
+                        key that has rpm, tpm and concurrency limits and a budget (none reached),
+                        against the same chat with the plain key; clouds: chat through AWS Bedrock
                         (Converse, SigV4) and generateContent through Google Vertex AI, with the
                         OpenAI chat as baseline (the fake upstream is not asked them directly: it
                         wants signed calls); images: dall-e-3 generations (b64_json) through the
@@ -41,7 +43,9 @@ export const USAGE = `pnpm bench [options]
   --peer-pid N          its process, to measure its CPU per call (with its child processes)
  A running stack instead of a private one:
   --upstream-url URL --relay-url URL --edge-url URL --key sk-...
-  [--database-url URL]  its database, for the ledger checks`;
+  [--database-url URL]  its database, for the ledger checks
+  [--limited-key sk-...] a key of the same user with limits and a budget that are never reached
+                        (the chat-limited case; skipped without it)`;
 
 /**
  * single / concurrent: completions at 1 and N connections; streams: completion streams (concurrent,
@@ -50,6 +54,8 @@ export const USAGE = `pnpm bench [options]
  * the other); gemini: generateContent through the Gemini channel; clouds: chat through the Bedrock
  * channel (Converse) and generateContent through the Vertex AI one, with the OpenAI pass-through chat
  * as their baseline; images: image generations through the OpenAI channel, with the same baseline;
+ * chat-limited: the OpenAI pass-through chat with a key that has every limit and a budget, with the
+ * same baseline (what the limits cost per call);
  * each `-streams` case: the same as streams at N connections. The whole-answer cases run in turns
  * together with concurrent, the streaming ones with completions streams as their baseline.
  * transcription-upload: multipart audio uploads streamed from disk, a large one alone (the RSS it
@@ -60,6 +66,7 @@ export const CASES = [
   'concurrent',
   'streams',
   'chat',
+  'chat-limited',
   'chat-streams',
   'messages',
   'messages-streams',
@@ -102,7 +109,15 @@ export type StackChoice =
       nodeArgs: Partial<Record<ServiceName, string[]>>;
       cpuProfile: boolean;
     }
-  | { kind: 'running'; upstreamUrl: string; relayUrl: string; edgeUrl: string; key: string; databaseUrl: string | undefined };
+  | {
+      kind: 'running';
+      upstreamUrl: string;
+      relayUrl: string;
+      edgeUrl: string;
+      key: string;
+      limitedKey: string | undefined;
+      databaseUrl: string | undefined;
+    };
 
 export interface Command {
   help: boolean;
@@ -187,6 +202,7 @@ export function parseCommand(argv: string[]): Command {
       'relay-url': { type: 'string' },
       'edge-url': { type: 'string' },
       key: { type: 'string' },
+      'limited-key': { type: 'string' },
       'database-url': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -220,7 +236,15 @@ export function parseCommand(argv: string[]): Command {
     return {
       help: values.help!,
       settings,
-      stack: { kind: 'running', upstreamUrl, relayUrl, edgeUrl: values['edge-url'], key, databaseUrl: values['database-url'] },
+      stack: {
+        kind: 'running',
+        upstreamUrl,
+        relayUrl,
+        edgeUrl: values['edge-url'],
+        key,
+        limitedKey: values['limited-key'],
+        databaseUrl: values['database-url'],
+      },
     };
   }
   return {

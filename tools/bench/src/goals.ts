@@ -11,6 +11,9 @@ import { formatDelta, formatNumber } from './stats';
  */
 export const CHAT_CPU_LIMIT = 1.15;
 
+/** What a key's limits and budget may add to the relay's CPU per call, us (docs/api.md 3.9.3, 3.9.4). */
+export const LIMITS_CPU_LIMIT_US = 20;
+
 const relayCpuOf = (result: { cpuPerRequest?: CpuCost[] } | undefined): number | undefined =>
   result?.cpuPerRequest?.find((cost) => cost.name === 'relay')?.us;
 
@@ -18,7 +21,8 @@ const relayCpuOf = (result: { cpuPerRequest?: CpuCost[] } | undefined): number |
  * The relay's CPU per chat call (pass-through and translated), whole answers and streams,
  * against its CPU per completions call of the same shape; its CPU per whole answer through a cloud
  * channel (Bedrock's SigV4 and Converse, Vertex's access token) against its CPU per OpenAI
- * pass-through chat call; and no chunk of any kind's stream at N connections
+ * pass-through chat call; its CPU per OpenAI chat call with a key that has limits and a budget at
+ * most 20 us above the same call with the plain key; and no chunk of any kind's stream at N connections
  * held back. CPU is judged on the relay target (nothing else in front of it), else on the edge target.
  */
 export function chatGoalChecks(targets: TargetResult[], connections: number): Check[] {
@@ -51,6 +55,19 @@ export function chatGoalChecks(targets: TargetResult[], connections: number): Ch
   for (const kind of CLOUD_KINDS) {
     const baseline = 'chat-openai';
     cpuCheck(`${CALL_LABELS[kind]} call at ${connections} connections`, gateway?.wholeLoad?.[kind], gateway?.wholeLoad?.[baseline], `${CALL_LABELS[baseline]} call`);
+  }
+  const plain = gateway?.wholeLoad?.['chat-openai'];
+  const limited = gateway?.wholeLoad?.['chat-limited'];
+  const plainUs = relayCpuOf(plain);
+  const limitedUs = relayCpuOf(limited);
+  if (gateway && limited && plainUs !== undefined && limitedUs !== undefined) {
+    const added = limitedUs - plainUs;
+    checks.push({
+      ok: added <= LIMITS_CPU_LIMIT_US && limited.errors === 0,
+      line:
+        `relay CPU per ${CALL_LABELS['chat-limited']} call at ${connections} connections, ${TARGET_LABELS[gateway.target]}: ${formatNumber(limitedUs, 0)} us ` +
+        `vs ${formatNumber(plainUs, 0)} us with the plain key, ${formatDelta(added, 0)} us (<= ${LIMITS_CPU_LIMIT_US} us), ${limited.errors} errors`,
+    });
   }
   for (const kind of CALL_KINDS) {
     const through = streamed?.streamLoad?.[kind];

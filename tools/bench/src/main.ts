@@ -29,6 +29,8 @@ interface Subject {
   /** Our targets; the peer's URL is a setting. */
   origins: Record<Exclude<TargetName, 'peer'>, string>;
   key: string;
+  /** The key with limits and a budget (the chat-limited case), when known. */
+  limitedKey: string | undefined;
   prisma: PrismaClient | undefined;
   userId: number | undefined;
   /** The private stack, when this run started one. */
@@ -42,7 +44,7 @@ async function privateSubject(choice: Extract<StackChoice, { kind: 'private' }>,
   if (profileDir) mkdirSync(profileDir);
   log(`starting the stack (service logs in ${runDir})`);
   let prisma: PrismaClient | undefined;
-  let seeded: { userId: number; key: string } | undefined;
+  let seeded: { userId: number; key: string; limitedKey: string } | undefined;
   const stack = await startStack({
     build: choice.build,
     appsRoot: choice.appsRoot ?? REPO_ROOT,
@@ -62,6 +64,7 @@ async function privateSubject(choice: Extract<StackChoice, { kind: 'private' }>,
   return {
     origins: { upstream: stack.upstreamUrl, relay: stack.relayUrl, edge: stack.edgeUrl },
     key: seeded!.key,
+    limitedKey: seeded!.limitedKey,
     prisma,
     userId: seeded!.userId,
     stack,
@@ -73,6 +76,7 @@ async function runningSubject(choice: Extract<StackChoice, { kind: 'running' }>)
   const subject: Subject = {
     origins: { upstream: choice.upstreamUrl, relay: choice.relayUrl, edge: choice.edgeUrl },
     key: choice.key,
+    limitedKey: choice.limitedKey,
     prisma: undefined,
     userId: undefined,
     stack: undefined,
@@ -126,6 +130,7 @@ async function main(): Promise<void> {
   process.once('SIGTERM', interrupted);
   try {
     subject = command.stack.kind === 'private' ? await privateSubject(command.stack, settings) : await runningSubject(command.stack);
+    if (subject.limitedKey === undefined && settings.cases.delete('chat-limited')) log('chat-limited skipped: no key with limits (--limited-key)');
     const processes = subject.stack?.processes ?? [];
     // The peer's CPU is read like ours; its RSS is not ours to judge.
     const peerPid = settings.peer?.pid;
@@ -136,7 +141,7 @@ async function main(): Promise<void> {
       const targets: TargetResult[] = [];
       for (const name of settings.targets) {
         log(`run ${run}, load average ${loadAverage()}`);
-        targets.push(await measureTarget(targetOf(name, subject, settings), subject.key, settings, counter, watched, log));
+        targets.push(await measureTarget(targetOf(name, subject, settings), subject, settings, counter, watched, log));
       }
       // Settle, then read: what stays resident, not what requests in flight hold.
       await new Promise((resolve) => setTimeout(resolve, 1_000));

@@ -14,6 +14,7 @@ import {
   DIRECT_KINDS,
   GEMINI_KINDS,
   IMAGES_KINDS,
+  LIMITED_KINDS,
   MESSAGES_KINDS,
   RESPONSES_KINDS,
 } from './requests';
@@ -42,6 +43,7 @@ const WHOLE_CASES = [
   // With the OpenAI pass-through chat, their baseline.
   ['clouds', ['chat-openai', ...CLOUD_KINDS]],
   ['images', ['chat-openai', ...IMAGES_KINDS]],
+  ['chat-limited', LIMITED_KINDS],
 ] as const satisfies CaseKinds;
 
 /** The kinds each streaming case sends at N connections, in turns with completions streams. */
@@ -121,7 +123,7 @@ async function sanityCheck(call: Call, target: TargetName): Promise<void> {
  */
 export async function measureTarget(
   target: Target,
-  key: string,
+  { key, limitedKey }: { key: string; limitedKey?: string | undefined },
   settings: Settings,
   counter: CallCounter,
   processes: WatchedProcess[],
@@ -130,7 +132,7 @@ export async function measureTarget(
   const { cases } = target;
   const direct = target.name === 'upstream';
   const callFor = (kind: CallKind, stream: boolean): Call => {
-    const call = callOf(kind, { origin: target.origin, direct, key, completionsModel: settings.model, chunks: settings.chunks, stream });
+    const call = callOf(kind, { origin: target.origin, direct, key, limitedKey, completionsModel: settings.model, chunks: settings.chunks, stream });
     return target.route ? target.route(call) : call;
   };
   const counted = <T extends { ok: number }>(result: T): T => {

@@ -12,8 +12,9 @@ export type ChatChannel = (typeof CHAT_CHANNELS)[number];
  * What the bench sends: a completion, a chat completion, an Anthropic message or an OpenAI response
  * through one of the chat channels (each passes through the channel that speaks it and is translated
  * on the other), a Gemini generateContent through the Gemini channel, a cloud channel's call: a
- * chat completion through Bedrock's Converse API, a generateContent through Vertex AI, or an image
- * generation through the OpenAI channel.
+ * chat completion through Bedrock's Converse API, a generateContent through Vertex AI, an image
+ * generation through the OpenAI channel, or a chat completion through the OpenAI channel with the
+ * key that has limits and a budget.
  */
 export type CallKind =
   | 'completions'
@@ -23,7 +24,8 @@ export type CallKind =
   | 'gemini'
   | 'chat-bedrock'
   | 'gemini-vertex'
-  | 'images';
+  | 'images'
+  | 'chat-limited';
 export const CHAT_KINDS = ['chat-openai', 'chat-anthropic'] as const satisfies readonly CallKind[];
 export const MESSAGES_KINDS = ['messages-anthropic', 'messages-openai'] as const satisfies readonly CallKind[];
 export const RESPONSES_KINDS = ['responses-openai', 'responses-anthropic'] as const satisfies readonly CallKind[];
@@ -31,9 +33,12 @@ export const GEMINI_KINDS = ['gemini'] as const satisfies readonly CallKind[];
 /** The cloud channels' kinds: SigV4 on every Bedrock call, a cached access token on every Vertex one. */
 export const CLOUD_KINDS = ['chat-bedrock', 'gemini-vertex'] as const satisfies readonly CallKind[];
 export const IMAGES_KINDS = ['images'] as const satisfies readonly CallKind[];
+/** OpenAI pass-through chat with the key that has limits and a budget (never reached), against the same chat without them. */
+export const LIMITED_KINDS = ['chat-openai', 'chat-limited'] as const satisfies readonly CallKind[];
 export const CALL_KINDS: readonly CallKind[] = [
   'completions',
   ...CHAT_KINDS,
+  'chat-limited',
   ...MESSAGES_KINDS,
   ...RESPONSES_KINDS,
   ...GEMINI_KINDS,
@@ -77,6 +82,7 @@ export const CALL_LABELS: Record<CallKind, string> = {
   'chat-bedrock': `chat (${CHANNEL_FACTS.bedrock.label})`,
   'gemini-vertex': `generateContent (${CHANNEL_FACTS.vertex.label})`,
   images: `images, ${MEDIA_MODELS.images} (${CHANNEL_FACTS.openai.label})`,
+  'chat-limited': `chat with a key's limits and budget (${CHANNEL_FACTS.openai.label})`,
 };
 
 /**
@@ -101,6 +107,8 @@ export interface CallOptions {
   direct: boolean;
   /** The gateway's API key (the fake accepts any). */
   key: string;
+  /** The key with rpm, tpm and concurrency limits and a budget, none of them reached (the chat-limited kind). */
+  limitedKey?: string;
   /** Model of the completions calls. */
   completionsModel: string;
   /** Tokens (one per upstream chunk) each answer has. */
@@ -203,6 +211,11 @@ export function callOf(kind: CallKind, options: CallOptions): Call {
     };
   }
   if (kind === 'chat-bedrock') return chatSurfaceCall('chat', CHANNEL_FACTS.bedrock.model, options);
+  if (kind === 'chat-limited') {
+    if (options.direct) return chatSurfaceCall('chat', CHANNEL_FACTS.openai.model, options);
+    if (options.limitedKey === undefined) throw new Error(`${CALL_LABELS[kind]} needs the key with limits`);
+    return chatSurfaceCall('chat', CHANNEL_FACTS.openai.model, { ...options, key: options.limitedKey });
+  }
   const [surface, channel] = kind.split('-') as [ChatSurface, ChatChannel];
   // Direct, the fake is asked in the channel's own dialect (responses natively on OpenAI): the
   // baseline of what the gateway relays.

@@ -7,6 +7,7 @@ describe('pnpm bench options', () => {
       'concurrent',
       'streams',
       'chat',
+      'chat-limited',
       'chat-streams',
       'messages',
       'messages-streams',
@@ -26,7 +27,7 @@ describe('pnpm bench options', () => {
 
   it('names the cases it knows when given another', () => {
     expect(() => parseCommand(['--cases', 'chat,embeddings'])).toThrow(
-      '--cases: unknown embeddings (expected single, concurrent, streams, chat, chat-streams, messages, messages-streams, responses, ' +
+      '--cases: unknown embeddings (expected single, concurrent, streams, chat, chat-limited, chat-streams, messages, messages-streams, responses, ' +
         'responses-streams, gemini, gemini-streams, clouds, images, transcription-upload)',
     );
   });

@@ -81,6 +81,15 @@ describe('the benchmark targets', () => {
     ]);
   });
 
+  it("holds what a key's limits and budget add to the relay CPU per OpenAI chat call to 20 us", () => {
+    const within: TargetResult = { target: 'relay', wholeLoad: { 'chat-openai': loadResult(1900, 21, 600), 'chat-limited': loadResult(1850, 22, 618) } };
+    const over: TargetResult = { target: 'relay', wholeLoad: { 'chat-openai': loadResult(1900, 21, 600), 'chat-limited': loadResult(1700, 25, 640) } };
+    expect(verdicts([...chatGoalChecks([within], 50), ...chatGoalChecks([over], 50)])).toEqual([
+      "MET relay CPU per chat with a key's limits and budget (OpenAI channel, pass-through) call at 50 connections, relay (direct): 618 us vs 600 us with the plain key, +18 us (<= 20 us), 0 errors",
+      "MISSED relay CPU per chat with a key's limits and budget (OpenAI channel, pass-through) call at 50 connections, relay (direct): 640 us vs 600 us with the plain key, +40 us (<= 20 us), 0 errors",
+    ]);
+  });
+
   it('says nothing about a comparison whose cases did not run', () => {
     const onlyChat: TargetResult = { target: 'edge', wholeLoad: { 'chat-openai': loadResult(1000, 30, 700) } };
     expect(chatGoalChecks([onlyChat], 50)).toEqual([]);

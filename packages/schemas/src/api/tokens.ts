@@ -1,11 +1,11 @@
 import { z } from 'zod';
+import { BUDGET_PERIODS } from '../budget-period';
 import { TOKEN_STATUS } from '../domain';
 import { commaList, groupSchema, idField, idPathParams, MAX_UNIX_TIME, modelNameSchema, noData, pageQuery, pageSchema, quotaField, unixTime } from './common';
 import type { ApiOperation } from './operation';
 
-/** A key's budget period: UTC calendar days, weeks from Monday, months (docs/api.md 3.9.4). */
-export const BUDGET_PERIODS = ['day', 'week', 'month'] as const;
-export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
+// The console reads the periods from the /api schemas.
+export { BUDGET_PERIODS, type BudgetPeriod } from '../budget-period';
 
 /** The largest accepted key limits: far above any real traffic, and within the columns' int4. */
 export const KEY_LIMIT_MAX = { rpm_limit: 1_000_000, tpm_limit: 2_000_000_000, max_concurrency: 100_000 } as const;

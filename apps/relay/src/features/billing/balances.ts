@@ -4,7 +4,7 @@ import type { Logger } from '@modelgate/logger';
 import type { LedgerEntry } from './ledger-entry';
 import type { BillingKeys, BillingRedis } from './redis-scripts';
 import type { LedgerRepository } from './repository';
-import { TurnBatch } from './turn-batch';
+import { type Turn, TurnBatch } from './turn-batch';
 
 /** Whose balances a call draws on. */
 export interface BillingAccount {
@@ -55,6 +55,8 @@ export interface BalanceMirrorOptions {
   logger: Logger;
   /** A limited key's balance, net of every settled charge, reached 0 (the key cache marks it exhausted). */
   onKeyDrained: (tokenId: number) => void;
+  /** The turn the reservations and settlements run at the end of, with the relay's other Redis work. */
+  turn?: Turn;
 }
 
 function unavailable(err: unknown): AppError {
@@ -73,9 +75,9 @@ export class BalanceMirror {
   private retryTimer: NodeJS.Timeout | undefined;
   private retrying: Promise<void> | undefined;
   /** The reservations of one event-loop turn: one script run. Each result is [code, available]. */
-  private readonly reservations = new TurnBatch<Reservation, [number, number]>((batch) => this.reserveAll(batch), MAX_BATCH);
+  private readonly reservations: TurnBatch<Reservation, [number, number]>;
   /** The settlements of one event-loop turn: one script run. Each result is the key's balance, or -1. */
-  private readonly settlements = new TurnBatch<Settlement, number>((batch) => this.settleAll(batch), MAX_BATCH);
+  private readonly settlements: TurnBatch<Settlement, number>;
 
   constructor(
     private readonly redis: BillingRedis,
@@ -85,6 +87,8 @@ export class BalanceMirror {
     private readonly options: BalanceMirrorOptions,
   ) {
     this.holdField = `h:${instanceId}`;
+    this.reservations = new TurnBatch((batch) => this.reserveAll(batch), MAX_BATCH, options.turn);
+    this.settlements = new TurnBatch((batch) => this.settleAll(batch), MAX_BATCH, options.turn);
   }
 
   /** Holds `amount` on both balances, or answers 401 (key exhausted) / 403 (balance too low, or a debt). */

@@ -68,4 +68,15 @@ export interface WrittenBatch {
   tokens: Map<number, [number, number]>;
   /** Limited keys whose `remain_quota` the batch took to 0 or below. */
   drainedTokens: number[];
+  /** Users whose balance the batch took below their warning threshold (docs/api.md 3.9.6). */
+  crossings: BalanceWarning[];
+}
+
+/** One crossing of a user's warning threshold, as the balance-warning queue takes it. */
+export interface BalanceWarning {
+  userId: number;
+  before: bigint;
+  after: bigint;
+  /** Epoch ms of the user's last charge in the batch: the same however often the batch is looked at. */
+  crossedAt: number;
 }

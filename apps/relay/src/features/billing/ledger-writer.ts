@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sqlStateOf } from '@modelgate/errors';
 import { describeError } from '@modelgate/http';
 import type { Logger } from '@modelgate/logger';
-import { type LedgerEntry, ledgerEntryOf, type WrittenBatch } from './ledger-entry';
+import { type BalanceWarning, type LedgerEntry, ledgerEntryOf, type WrittenBatch } from './ledger-entry';
 import type { BillingKeys, BillingRedis } from './redis-scripts';
 import type { LedgerRepository } from './repository';
 
@@ -22,6 +22,11 @@ export interface LedgerWriterOptions {
    * next request gets 401 before any other check (docs/api.md 1.3).
    */
   onKeysDrained: (tokenIds: number[]) => Promise<unknown>;
+  /**
+   * A committed batch took these users below their warning threshold. Called once per batch, not
+   * awaited: queueing the warnings must never hold up or fail the ledger.
+   */
+  onBalanceCrossings: (crossings: BalanceWarning[]) => void;
 }
 
 /** The ledger's state in Redis, for the metrics. */
@@ -176,6 +181,7 @@ export class LedgerWriter {
       return;
     }
     await this.finish(batchId, written);
+    if (written.crossings.length > 0) this.options.onBalanceCrossings(written.crossings);
     if (this.isolating > 0) this.isolating -= 1;
     if (written.drainedTokens.length > 0) {
       await this.options.onKeysDrained(written.drainedTokens).catch((err: unknown) => this.logFailure(err));
@@ -232,7 +238,7 @@ export class LedgerWriter {
     const entries = raw.map(ledgerEntryOf);
     if (entries.length > 0 && (await this.repository.wasWritten(entries))) {
       // Committed: only the queued charges leave the mirrors here; the db balances are re-read.
-      const written: WrittenBatch = { users: new Map(), tokens: new Map(), drainedTokens: [] };
+      const written: WrittenBatch = { users: new Map(), tokens: new Map(), drainedTokens: [], crossings: [] };
       for (const entry of entries) {
         const user = written.users.get(entry.userId) ?? [0, 0];
         user[0] += entry.quota;

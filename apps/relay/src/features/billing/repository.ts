@@ -18,6 +18,13 @@ function unique(values: number[]): number[] {
   return [...new Set(values)].sort((a, b) => a - b);
 }
 
+/** When the user's last charge in the batch was settled (crossings are rare: one scan each is fine). */
+function lastChargeAt(entries: LedgerEntry[], userId: number): number {
+  let last = 0;
+  for (const entry of entries) if (entry.userId === userId && entry.createdAt > last) last = entry.createdAt;
+  return last;
+}
+
 /** How a consume row names a price unit (docs/api.md 2.14). */
 const UNIT_NAMES: Readonly<Record<PriceUnit, string>> = { image: 'image', '1k_characters': '1,000 characters', minute: 'minute', request: 'request' };
 
@@ -126,7 +133,7 @@ export class LedgerRepository {
         if (row.kind === 'token' && !row.unlimited) tokenBalance.set(row.id, Number(row.balance));
       }
 
-      const written: WrittenBatch = { users: new Map(), tokens: new Map(), drainedTokens: [] };
+      const written: WrittenBatch = { users: new Map(), tokens: new Map(), drainedTokens: [], crossings: [] };
       const rows: ConsumeRow[] = [];
       const takenFromKeys = new Map<number, number>();
       for (const entry of entries) {
@@ -148,7 +155,8 @@ export class LedgerRepository {
         if (tokenBalance.get(id)! <= 0) written.drainedTokens.push(id);
       }
       // One statement for the whole batch: the rows, and the users', keys' and channels' counters.
-      await chargeConsumeBatch(tx, rows, takenFromKeys);
+      const crossings = await chargeConsumeBatch(tx, rows, takenFromKeys);
+      written.crossings = crossings.map(({ userId, before, after }) => ({ userId, before, after, crossedAt: lastChargeAt(entries, userId) }));
       return written;
     }, { timeout: BATCH_TRANSACTION_TIMEOUT_MS, maxWait: BATCH_TRANSACTION_TIMEOUT_MS });
   }

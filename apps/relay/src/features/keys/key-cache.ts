@@ -1,4 +1,4 @@
-import { type IpAllowList, parseIpAllowList } from '@modelgate/schemas';
+import { type BudgetPeriod, budgetPeriodOf, type IpAllowList, parseIpAllowList } from '@modelgate/schemas';
 import type { KeyRepository, TokenRow, UserRow } from './repository';
 
 /**
@@ -38,6 +38,15 @@ export interface KeyRecord {
   allowIps: IpAllowList | null;
   /** Empty = the owner's group. */
   group: string;
+  /** Requests per minute; 0 = RELAY_KEY_RATE_LIMIT_PER_MINUTE (docs/api.md 3.9.3). */
+  rpmLimit: number;
+  /** Tokens per minute; 0 = none. */
+  tpmLimit: number;
+  /** Requests in flight; 0 = none. */
+  maxConcurrency: number;
+  /** USD per budget period, or null for no budget (docs/api.md 3.9.4). */
+  budgetUsd: number | null;
+  budgetPeriod: BudgetPeriod;
 }
 
 export interface UserRecord {
@@ -66,6 +75,11 @@ function toKeyRecord(row: TokenRow): KeyRecord {
     modelLimits: row.modelLimitsEnabled ? new Set(limits) : null,
     allowIps: allowListOf(row.allowIps),
     group: row.group,
+    rpmLimit: row.rpmLimit,
+    tpmLimit: row.tpmLimit,
+    maxConcurrency: row.maxConcurrency,
+    budgetUsd: row.budgetUsd === null ? null : row.budgetUsd.toNumber(),
+    budgetPeriod: budgetPeriodOf(row.budgetPeriod),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { PrismaClient } from '@modelgate/db';
+import type { Prisma, PrismaClient } from '@modelgate/db';
 
 export interface TokenRow {
   id: number;
@@ -13,6 +13,17 @@ export interface TokenRow {
   modelLimits: string;
   allowIps: string;
   group: string;
+  rpmLimit: number;
+  tpmLimit: number;
+  maxConcurrency: number;
+  budgetUsd: Prisma.Decimal | null;
+  budgetPeriod: string;
+}
+
+/** What the ledger counted towards a key's budget, and the period it counted it in (docs/api.md 3.9.4). */
+export interface BudgetUseRow {
+  budgetUsedQuota: bigint;
+  budgetPeriodStart: Date | null;
 }
 
 export interface UserRow {
@@ -37,6 +48,11 @@ const TOKEN_FIELDS = {
   modelLimits: true,
   allowIps: true,
   group: true,
+  rpmLimit: true,
+  tpmLimit: true,
+  maxConcurrency: true,
+  budgetUsd: true,
+  budgetPeriod: true,
 } as const;
 
 const USER_FIELDS = { id: true, username: true, status: true, role: true, group: true, deletedAt: true } as const;
@@ -53,6 +69,10 @@ export class KeyRepository {
 
   findTokens(ids: number[]): Promise<TokenRow[]> {
     return this.prisma.token.findMany({ where: { id: { in: ids } }, select: TOKEN_FIELDS });
+  }
+
+  findBudgetUse(id: number): Promise<BudgetUseRow | null> {
+    return this.prisma.token.findUnique({ where: { id }, select: { budgetUsedQuota: true, budgetPeriodStart: true } });
   }
 
   findUsers(ids: number[]): Promise<UserRow[]> {

@@ -11,6 +11,7 @@ import { CHANNEL_STATUS } from '@modelgate/schemas';
 import { Gauge } from 'prom-client';
 import type { LedgerCounts } from '../billing/ledger-writer';
 import type { ChannelState } from '../channels/channel-cache';
+import type { LimitKind } from '../keys/limits';
 import type { UpstreamFailureKind } from '../upstream/client';
 
 /** Seconds, from a fast local channel (a few ms) to a long generation (minutes). */
@@ -74,6 +75,7 @@ interface RelayMetricFamilies {
   upstreamRetries: CountedCounter<'channel' | 'model'>;
   quotaCharged: CountedCounter<'model'>;
   tokens: CountedCounter<'model' | 'type'>;
+  limitRefusals: CountedCounter<'kind'>;
 }
 
 /**
@@ -89,6 +91,7 @@ export class RelayMetrics {
   private readonly byModel = new Map<string, ModelSeries>();
   /** A plain count on the hot path; the gauge reads it at scrape time. */
   private streams = 0;
+  private readonly refusals = new Map<LimitKind, CounterSeries<'kind'>>();
 
   constructor(options: ServiceMetricsOptions = {}) {
     this.service = createServiceMetrics('relay', options);
@@ -130,6 +133,12 @@ export class RelayMetrics {
         name: 'relay_tokens_total',
         help: 'Tokens billed for relayed calls, by type (prompt, completion)',
         labelNames: ['model', 'type'] as const,
+        registers,
+      }),
+      limitRefusals: new CountedCounter({
+        name: 'relay_limit_refusals_total',
+        help: "Calls refused by a key's or a group's limits or a key's budget, by kind (requests, tokens, concurrency, budget)",
+        labelNames: ['kind'] as const,
         registers,
       }),
     };
@@ -225,6 +234,16 @@ export class RelayMetrics {
       byModel.set(model, series);
     }
     return series;
+  }
+
+  /** A call refused by a limit per key or group, or by a key's budget. */
+  limitRefused(kind: LimitKind): void {
+    let series = this.refusals.get(kind);
+    if (series === undefined) {
+      series = this.families.limitRefusals.labels({ kind });
+      this.refusals.set(kind, series);
+    }
+    series.inc();
   }
 
   /** One settled charge. */

@@ -18,7 +18,7 @@ import {
 import type { ChannelCache, ChannelPlan, ChannelRecord } from '../channels/channel-cache';
 import type { ChannelRepository } from '../channels/repository';
 import { type AuthContext, checkAllowLists } from '../keys/authenticate';
-import type { KeyRateLimit } from '../keys/rate-limit';
+import type { KeyLimits, LimitedCall } from '../keys/limits';
 import type { RelayMetrics, UpstreamSeries } from '../metrics/metrics';
 import type { OptionsCache } from '../options/options-cache';
 import { CallerSignal } from '../upstream/caller-signal';
@@ -43,8 +43,7 @@ export interface RelayServiceDeps {
   publish: (message: CacheInvalidation) => Promise<unknown>;
   logger: Logger;
   metrics: RelayMetrics;
-  /** Absent when RELAY_KEY_RATE_LIMIT_PER_MINUTE is 0: no Redis round trip at all. */
-  rateLimit?: KeyRateLimit;
+  limits: KeyLimits;
 }
 
 /** What every log line about one relayed call carries. */
@@ -56,6 +55,12 @@ interface CallTrace {
 
 const EMPTY = Buffer.alloc(0);
 
+/** What a call reserves, and how its delivery is charged. */
+interface CallPricing {
+  reserved: number;
+  chargeOf: (delivery: Delivery) => SettledCharge;
+}
+
 /** Aborted when the client disconnects before its answer was written. */
 function clientSignal(res: CallerResponse): CallerSignal {
   const signal = new CallerSignal();
@@ -66,8 +71,9 @@ function clientSignal(res: CallerResponse): CallerSignal {
 }
 
 /**
- * The pipeline every relayed call goes through (docs/api.md 1.3 order): allow-lists, channel, price,
- * reservation, upstream attempts with retries, then settlement of the actual charge.
+ * The pipeline every relayed call goes through (docs/api.md 1.3 order): limits, allow-lists,
+ * channel, price, budget, reservation, upstream attempts with retries, then settlement of the
+ * actual charge.
  */
 export class RelayService {
   private sequence = 0;
@@ -77,31 +83,98 @@ export class RelayService {
   async relay(req: CallerRequest, res: CallerResponse, auth: AuthContext, call: RelayCall): Promise<void> {
     const startedAt = Date.now();
     const trace: CallTrace = { requestId: req.requestId, userId: auth.user.id, model: call.model };
-    const plan = await this.route(req, auth, call);
-    const { reserved, chargeOf } = this.pricing(this.deps.options.values, call, auth.group);
-    const account: BillingAccount = { userId: auth.user.id, tokenId: auth.key.id, limitedToken: !auth.key.unlimitedQuota };
-    await this.deps.balances.reserve(account, reserved);
-
-    let outcome: { channel: ChannelRecord; series: UpstreamSeries; delivery: Delivery };
+    // Priced first: the limits hold the reservation against the key's budget. A price error still
+    // answers in its turn, after the limits and the allow-lists (docs/api.md 1.3).
+    let pricing: CallPricing | AppError;
     try {
-      outcome = await this.attempt(plan, call, res, clientSignal(res), startedAt, trace);
+      pricing = this.pricing(this.deps.options.values, call, auth.group);
     } catch (err) {
-      await this.deps.balances.release(account, reserved);
+      if (!(err instanceof AppError)) throw err;
+      pricing = err;
+    }
+    const { estimate } = call;
+    const admitting = this.deps.limits.admit(res, auth, estimate.promptTokens + estimate.completionTokens, pricing instanceof AppError ? undefined : pricing.reserved);
+    const { plan, account, reserved, chargeOf, limited } = await this.admit(req, auth, call, pricing, admitting);
+    // Every way out frees the call's lease and gives its tokens and budget hold back; the ways that
+    // answer the client do it before the answer's end, so the client's next call finds the slot free.
+    try {
+      let outcome: { channel: ChannelRecord; series: UpstreamSeries; delivery: Delivery };
+      try {
+        outcome = await this.attempt(plan, call, res, clientSignal(res), startedAt, trace);
+      } catch (err) {
+        limited?.end(0, 0);
+        await this.deps.balances.release(account, reserved);
+        throw err;
+      }
+      this.observeDelivery(outcome.series, outcome.channel, outcome.delivery, trace);
+      if (!outcome.delivery.billable) {
+        limited?.end(0, 0);
+        await this.deps.balances.release(account, reserved);
+        return;
+      }
+      const charge = chargeOf(outcome.delivery);
+      const { usage } = outcome.delivery;
+      limited?.end(usage.promptTokens + usage.completionTokens, charge.quota);
+      await this.settle(req, auth, account, call, reserved, charge, outcome.channel, outcome.delivery, startedAt);
+    } finally {
+      limited?.end(0, 0);
+    }
+  }
+
+  /**
+   * The checks before the upstream call, answered in docs/api.md 1.3 order: limits, allow-lists and
+   * channels, price, budget, balances. The limits' script and the balance reservation go to Redis
+   * in the same turn, so a limited call waits for Redis no longer than any other; whatever refuses
+   * the call, nothing stays counted or held.
+   */
+  private async admit(
+    req: CallerRequest,
+    auth: AuthContext,
+    call: RelayCall,
+    pricing: CallPricing | AppError,
+    admitting: Promise<LimitedCall> | undefined,
+  ): Promise<CallPricing & { plan: ChannelPlan; account: BillingAccount; limited: LimitedCall | undefined }> {
+    let plan: ChannelPlan;
+    try {
+      plan = this.route(req, auth, call);
+      if (pricing instanceof AppError) throw pricing;
+    } catch (err) {
+      // A limit's refusal answers first.
+      const limited = admitting && (await admitting);
+      limited?.end(0, 0);
       throw err;
     }
-    this.observeDelivery(outcome.series, outcome.channel, outcome.delivery, trace);
-    if (!outcome.delivery.billable) {
-      await this.deps.balances.release(account, reserved);
-      return;
+    const { reserved } = pricing;
+    const account: BillingAccount = { userId: auth.user.id, tokenId: auth.key.id, limitedToken: !auth.key.unlimitedQuota };
+    if (!admitting) {
+      await this.deps.balances.reserve(account, reserved);
+      return { ...pricing, plan, account, limited: undefined };
     }
-    await this.settle(req, auth, account, call, reserved, chargeOf(outcome.delivery), outcome.channel, outcome.delivery, startedAt);
+    const reserving = this.deps.balances.reserve(account, reserved).then(
+      () => undefined,
+      (err: unknown) => ({ err }),
+    );
+    let limited: LimitedCall;
+    try {
+      limited = await admitting;
+      limited.checkBudget();
+    } catch (err) {
+      if ((await reserving) === undefined) await this.deps.balances.release(account, reserved);
+      throw err;
+    }
+    const refused = await reserving;
+    if (refused) {
+      limited.end(0, 0);
+      throw refused.err;
+    }
+    return { ...pricing, plan, account, limited };
   }
 
   /**
    * What the call reserves, and how its delivery is charged (docs/api.md 2.5, 2.11, 2.14); throws
    * 400 `model_price_error` for a model, or an offered server tool, without a price.
    */
-  private pricing(options: OptionValues, call: RelayCall, group: string): { reserved: number; chargeOf: (delivery: Delivery) => SettledCharge } {
+  private pricing(options: OptionValues, call: RelayCall, group: string): CallPricing {
     const { metering } = call;
     if (metering) {
       const price = meteredPriceFor(options, call.model, group, metering);
@@ -125,14 +198,19 @@ export class RelayService {
   async relayUncharged(req: CallerRequest, res: CallerResponse, auth: AuthContext, call: ChannelCall): Promise<void> {
     const startedAt = Date.now();
     const trace: CallTrace = { requestId: req.requestId, userId: auth.user.id, model: call.model };
-    const plan = await this.route(req, auth, call);
-    const outcome = await this.attempt(plan, call, res, clientSignal(res), startedAt, trace);
-    this.observeDelivery(outcome.series, outcome.channel, outcome.delivery, trace);
+    const admitting = this.deps.limits.admit(res, auth, 0, undefined);
+    const limited = admitting && (await admitting);
+    try {
+      const plan = this.route(req, auth, call);
+      const outcome = await this.attempt(plan, call, res, clientSignal(res), startedAt, trace);
+      this.observeDelivery(outcome.series, outcome.channel, outcome.delivery, trace);
+    } finally {
+      limited?.end(0, 0);
+    }
   }
 
-  /** The checks before any price (docs/api.md 1.3 order): rate limit, allow-lists, then the channels. */
-  private async route(req: CallerRequest, auth: AuthContext, call: ChannelCall): Promise<ChannelPlan> {
-    if (this.deps.rateLimit) await this.deps.rateLimit.consume(auth.key.id);
+  /** The checks after the limits and before any price (docs/api.md 1.3 order): allow-lists, then the channels. */
+  private route(req: CallerRequest, auth: AuthContext, call: ChannelCall): ChannelPlan {
     checkAllowLists(auth, call.model, req.ip);
     return this.deps.channels.plan(call.surface, auth.group, call.model);
   }

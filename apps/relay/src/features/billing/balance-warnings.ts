@@ -1,0 +1,79 @@
+import { describeError } from '@modelgate/http';
+import type { Logger } from '@modelgate/logger';
+import type * as QueueModule from '@modelgate/queue';
+import { closeRedis, createProducerConnection } from '@modelgate/queue/connections';
+import type { Redis } from 'ioredis';
+import type { BalanceWarning } from './ledger-entry';
+
+/** A job not queued by then is dropped (and logged): a warning is not worth holding a shutdown for. */
+const ENQUEUE_TIMEOUT_MS = 5_000;
+
+interface Producer {
+  module: typeof QueueModule;
+  connection: Redis;
+  queue: QueueModule.Queue<QueueModule.BalanceWarningJob>;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not queued within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Queues one balance-warning job per threshold crossing the ledger writer reports (docs/api.md
+ * 3.9.6); the worker sends the mail or webhook. Best effort and never awaited by the ledger: a job
+ * that cannot be queued is logged and dropped, the charge stays booked. BullMQ and its connection
+ * are loaded at the first crossing, so a relay whose users set no warning does not carry them.
+ */
+export class BalanceWarningQueue {
+  private producer: Producer | undefined;
+  private readonly pending = new Set<Promise<void>>();
+
+  constructor(
+    private readonly redisUrl: string,
+    private readonly redisPrefix: string,
+    private readonly logger: Logger,
+  ) {}
+
+  enqueue(crossings: BalanceWarning[]): void {
+    for (const crossing of crossings) {
+      const sent: Promise<void> = this.send(crossing).finally(() => this.pending.delete(sent));
+      this.pending.add(sent);
+    }
+  }
+
+  private open(): Producer {
+    if (this.producer) return this.producer;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const module = require('@modelgate/queue') as typeof QueueModule;
+    const connection = createProducerConnection(this.redisUrl);
+    const onError = (err: Error) => this.logger.warn({ err: describeError(err) }, 'redis error (balance-warning queue)');
+    connection.on('error', onError);
+    const queue = module.createBalanceWarningQueue(connection, this.redisPrefix);
+    queue.on('error', onError);
+    this.producer = { module, connection, queue };
+    return this.producer;
+  }
+
+  private async send({ userId, before, after, crossedAt }: BalanceWarning): Promise<void> {
+    try {
+      const { module, queue } = this.open();
+      await withTimeout(module.enqueueBalanceWarning(queue, { userId, before: before.toString(), after: after.toString(), crossedAt }), ENQUEUE_TIMEOUT_MS);
+    } catch (err) {
+      this.logger.warn({ userId, crossedAt, err: describeError(err) }, 'balance warning not queued; dropped (the charge is booked)');
+    }
+  }
+
+  /** Waits for the jobs being queued (each settles within ENQUEUE_TIMEOUT_MS), then closes the queue. */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.pending]);
+    const producer = this.producer;
+    this.producer = undefined;
+    if (!producer) return;
+    await producer.queue.close();
+    await closeRedis(producer.connection);
+  }
+}
