@@ -63,6 +63,33 @@ function redisDown(err: unknown): AppError {
 }
 
 /** Counts one attempt; 429 with Retry-After once the limit is reached. */
+/** Mails of one kind (reset links, verification codes) per client address and per address mailed to. */
+interface MailRateLimits {
+  byAddress: RateLimiterRedis;
+  byEmail: RateLimiterRedis;
+}
+
+const mailLimits = new WeakMap<AccountDeps, Map<string, MailRateLimits>>();
+
+/**
+ * Counts one mail of `kind` (20 an hour per client address, 5 an hour per address mailed to, so
+ * nobody is flooded with them), or answers 429 with `Retry-After`.
+ */
+export async function consumeMailLimits(deps: AccountDeps, kind: string, clientAddressKey: string, email: string): Promise<void> {
+  let kinds = mailLimits.get(deps);
+  if (!kinds) {
+    kinds = new Map();
+    mailLimits.set(deps, kinds);
+  }
+  let found = kinds.get(kind);
+  if (!found) {
+    found = { byAddress: redisRateLimiter(deps, `${kind}-ip`, 20, 60 * 60), byEmail: redisRateLimiter(deps, `${kind}-email`, 5, 60 * 60) };
+    kinds.set(kind, found);
+  }
+  await consumeOrThrow(found.byAddress, clientAddressKey);
+  await consumeOrThrow(found.byEmail, email.toLowerCase());
+}
+
 export async function consumeOrThrow(limiter: RateLimiterRedis, key: string): Promise<void> {
   try {
     await limiter.consume(key);

@@ -4,30 +4,11 @@ import type { Request } from 'express';
 import type { AccountDeps } from '../../deps';
 import { nowMs } from '../../lib/clock';
 import { hashPassword } from '../auth/passwords';
-import { consumeOrThrow, redisRateLimiter } from '../auth/rate-limits';
+import { consumeMailLimits } from '../auth/rate-limits';
 import { ensureMailQueueReachable, queueMail } from '../mail/queue-mail';
 import { SYSTEM_NAME } from '../status/router';
 import { findUserByEmail, setPassword } from './repository';
 import { consumeResetToken, issueResetToken, RESET_TOKEN_TTL_MS } from './reset-tokens';
-
-const limiters = new WeakMap<AccountDeps, ReturnType<typeof createLimiters>>();
-
-/** Reset mails per client address and per address mailed to: no one is flooded with them. */
-function createLimiters(deps: AccountDeps) {
-  return {
-    byAddress: redisRateLimiter(deps, 'pwreset-ip', 20, 60 * 60),
-    byEmail: redisRateLimiter(deps, 'pwreset-email', 5, 60 * 60),
-  };
-}
-
-function limitsOf(deps: AccountDeps) {
-  let found = limiters.get(deps);
-  if (!found) {
-    found = createLimiters(deps);
-    limiters.set(deps, found);
-  }
-  return found;
-}
 
 function resetMailText(username: string, link: string): string {
   return [
@@ -46,9 +27,7 @@ function resetMailText(username: string, link: string): string {
  * address. The caller learns nothing either way: same answer, and the limits count every request.
  */
 export async function requestPasswordReset(deps: AccountDeps, req: Request, email: string): Promise<void> {
-  const limits = limitsOf(deps);
-  await consumeOrThrow(limits.byAddress, addressLimitKey(req.ip));
-  await consumeOrThrow(limits.byEmail, email.toLowerCase());
+  await consumeMailLimits(deps, 'pwreset', addressLimitKey(req.ip), email);
   await ensureMailQueueReachable(deps);
   const user = await findUserByEmail(deps.prisma, email);
   if (!user || user.status !== USER_STATUS.enabled) return;

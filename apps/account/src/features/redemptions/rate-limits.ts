@@ -1,5 +1,6 @@
-import { RateLimiterRedis } from 'rate-limiter-flexible';
+import type { RateLimiterRedis } from 'rate-limiter-flexible';
 import type { AccountDeps } from '../../deps';
+import { redisRateLimiter } from '../auth/rate-limits';
 
 /**
  * Failed redemptions, shared by every instance via Redis: guessing codes is hopeless at 32
@@ -18,14 +19,7 @@ const limits = new WeakMap<AccountDeps, RedemptionRateLimits>();
 export function redemptionRateLimitsOf(deps: AccountDeps): RedemptionRateLimits {
   let found = limits.get(deps);
   if (!found) {
-    const limiter = (name: string, points: number) =>
-      new RateLimiterRedis({
-        storeClient: deps.redis,
-        keyPrefix: `${deps.env.REDIS_PREFIX}rl:${name}`,
-        points,
-        duration: FAILURE_WINDOW_SECONDS,
-        blockDuration: FAILURE_WINDOW_SECONDS,
-      });
+    const limiter = (name: string, points: number) => redisRateLimiter(deps, name, points, FAILURE_WINDOW_SECONDS, FAILURE_WINDOW_SECONDS);
     found = {
       failuresByUser: limiter('redeem-fail-user', 10),
       failuresByAddress: limiter('redeem-fail-address', 30),

@@ -2,30 +2,11 @@ import { AppError } from '@modelgate/errors';
 import { addressLimitKey, readOptions } from '@modelgate/schemas';
 import type { Request } from 'express';
 import type { AccountDeps } from '../../deps';
-import { consumeOrThrow, redisRateLimiter } from '../auth/rate-limits';
+import { consumeMailLimits } from '../auth/rate-limits';
 import { queueMail } from '../mail/queue-mail';
 import { SYSTEM_NAME } from '../status/router';
 import { CODE_TTL_MS, consumeCode, issueCode } from './codes';
 import { isEmailTaken } from './repository';
-
-const limiters = new WeakMap<AccountDeps, ReturnType<typeof createLimiters>>();
-
-/** Code mails per client address and per address mailed to. */
-function createLimiters(deps: AccountDeps) {
-  return {
-    byAddress: redisRateLimiter(deps, 'verify-ip', 20, 60 * 60),
-    byEmail: redisRateLimiter(deps, 'verify-email', 5, 60 * 60),
-  };
-}
-
-function limitsOf(deps: AccountDeps) {
-  let found = limiters.get(deps);
-  if (!found) {
-    found = createLimiters(deps);
-    limiters.set(deps, found);
-  }
-  return found;
-}
 
 function codeMailText(code: string, serverAddress: string): string {
   return [
@@ -38,9 +19,7 @@ function codeMailText(code: string, serverAddress: string): string {
 
 /** docs/api.md 3.9.1 `POST /api/verification`: mails a 6-digit code to an address no account has yet. */
 export async function sendVerificationCode(deps: AccountDeps, req: Request, email: string): Promise<void> {
-  const limits = limitsOf(deps);
-  await consumeOrThrow(limits.byAddress, addressLimitKey(req.ip));
-  await consumeOrThrow(limits.byEmail, email.toLowerCase());
+  await consumeMailLimits(deps, 'verify', addressLimitKey(req.ip), email);
   // Registration would refuse the address anyway (409): no code for it.
   if (await isEmailTaken(deps.prisma, email)) throw new AppError('conflict', 'email already taken', { param: 'email' });
   const code = await issueCode(deps, email);
