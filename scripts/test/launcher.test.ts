@@ -254,7 +254,7 @@ it('reports every configuration problem of every service at once, before startin
   const report = output.slice(output.indexOf('modelgate: cannot start.'));
   expect(report.split('\n').filter((line) => line.startsWith('  - ')).sort()).toEqual(
     [
-      '  - CRYPTO_SECRET: is required in production (account, relay)',
+      '  - CRYPTO_SECRET: is required in production (account, relay, worker)',
       '  - EDGE_PORT: Invalid input: expected number, received NaN (account, edge)',
       '  - CONSOLE_PORT: Invalid input: expected number, received NaN (console)',
       '  - REDIS_URL: must be a URL (redis: or rediss:) (account, relay, worker)',
