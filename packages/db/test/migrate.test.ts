@@ -251,6 +251,48 @@ describe('usage_buckets migration', () => {
   });
 });
 
+describe('identity_limits_credits migration', () => {
+  it('keeps every user, key and log row, with the new columns at their defaults and the new checks holding', async () => {
+    const name = `mg_test_${randomBytes(6).toString('hex')}_limits`;
+    const url = withDatabase(runDatabaseUrl, name);
+    const migrationsDir = await mkdtemp(join(tmpdir(), 'mg-limits-'));
+    const limitsMigration = (await migrationNames()).find((migration) => migration.endsWith('_identity_limits_credits')) as string;
+    try {
+      // The database as the release before it left it: users, keys (one in debt) and their log rows.
+      await cp(MIGRATIONS_DIR, migrationsDir, { recursive: true, filter: (source) => !source.includes(limitsMigration) });
+      await ensureDatabase(url);
+      await applyMigrations(url, migrationsDir);
+      await query(url, "INSERT INTO users (id, username, password_hash, email, quota, updated_at) VALUES (1, 'old', 'x', 'old@example.com', 400, now()), (2, 'debtor', 'x', NULL, -5, now())");
+      await query(
+        url,
+        `INSERT INTO tokens (id, user_id, name, key_hash, key_prefix, key_suffix, remain_quota, used_quota, updated_at) VALUES
+           (1, 1, 'ci', 'h1', 'sk-a', 'zz', 100, 7, now()), (2, 2, 'old', 'h2', 'sk-b', 'yy', -3, 8, now())`,
+      );
+      await query(url, "INSERT INTO logs (user_id, type, quota) VALUES (1, 1, 407), (1, 2, -7), (2, 2, -5)");
+
+      expect(await applyMigrations(url)).toEqual([limitsMigration]);
+
+      expect(await query(url, 'SELECT id, username, email, quota::int, notify_type, quota_warning_threshold::int, webhook_url FROM users ORDER BY id')).toEqual([
+        { id: 1, username: 'old', email: 'old@example.com', quota: 400, notify_type: '', quota_warning_threshold: 0, webhook_url: null },
+        { id: 2, username: 'debtor', email: null, quota: -5, notify_type: '', quota_warning_threshold: 0, webhook_url: null },
+      ]);
+      expect(
+        await query(url, 'SELECT id, remain_quota::int, used_quota::int, rpm_limit, tpm_limit, max_concurrency, budget_usd, budget_period, budget_used_quota::int, limits_set_by FROM tokens ORDER BY id'),
+      ).toEqual([
+        { id: 1, remain_quota: 100, used_quota: 7, rpm_limit: 0, tpm_limit: 0, max_concurrency: 0, budget_usd: null, budget_period: 'month', budget_used_quota: 0, limits_set_by: null },
+        { id: 2, remain_quota: -3, used_quota: 8, rpm_limit: 0, tpm_limit: 0, max_concurrency: 0, budget_usd: null, budget_period: 'month', budget_used_quota: 0, limits_set_by: null },
+      ]);
+      expect(await query(url, 'SELECT count(*)::int AS n, sum(quota)::int AS total FROM logs')).toEqual([{ n: 3, total: 395 }]);
+      await expect(query(url, "UPDATE tokens SET budget_period = 'year' WHERE id = 1")).rejects.toThrow(/tokens_budget_period_known/);
+      await expect(query(url, 'UPDATE tokens SET rpm_limit = -1 WHERE id = 1')).rejects.toThrow(/tokens_limits_non_negative/);
+      await expect(query(url, "UPDATE users SET notify_type = 'sms' WHERE id = 1")).rejects.toThrow(/users_notify_type_known/);
+    } finally {
+      await rm(migrationsDir, { recursive: true, force: true });
+      await dropDatabase(name);
+    }
+  });
+});
+
 describe('failures', () => {
   it('names the failing migration and leaves none of its statements applied', async () => {
     const name = `mg_test_${randomBytes(6).toString('hex')}_broken`;
