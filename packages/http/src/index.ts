@@ -13,3 +13,4 @@ export * from './trusted-proxies';
 export * from './webhook-address';
 export * from './early-answers';
 export * from './fast-path';
+export * from './timeout';

@@ -1,7 +1,8 @@
 import { AppError } from '@modelgate/errors';
+import { withTimeout } from '@modelgate/http';
 import { enqueueMail, type MailJob } from '@modelgate/queue';
 import type { AccountDeps } from '../../deps';
-import { QUEUE_TIMEOUT_MS, withTimeout } from '../payments/service';
+import { QUEUE_TIMEOUT_MS } from '../payments/service';
 
 function queueUnavailable(err: unknown): AppError {
   return new AppError('service_unavailable', 'mail cannot be sent right now; try again later', { cause: err });

@@ -1,6 +1,6 @@
 import { Prisma } from '@modelgate/db';
 import { AppError } from '@modelgate/errors';
-import { describeError } from '@modelgate/http';
+import { describeError, withTimeout } from '@modelgate/http';
 import { requeuePaymentWebhook, type RequeueOutcome } from '@modelgate/queue';
 import { MAX_TOPUP_UNITS, type PaymentEventReplayView, type PaymentEventView, readOptions, STRIPE_PROVIDER, type TopUpView } from '@modelgate/schemas';
 import type { AccountDeps } from '../../deps';
@@ -24,15 +24,6 @@ import { stripeClient } from './stripe-client';
 
 /** How long an HTTP request waits for Redis before answering without it. */
 export const QUEUE_TIMEOUT_MS = 2_000;
-
-/** Rejects after `ms`: a queue call on the HTTP path must never hang the request. */
-export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
-}
 
 /**
  * docs/api.md 3.2 `POST /api/user/stripe/pay`: a pending top-up first (so the webhook always finds it),

@@ -1,4 +1,4 @@
-import { describeError } from '@modelgate/http';
+import { describeError, withTimeout } from '@modelgate/http';
 import { enqueuePaymentWebhook, PROVIDER_EVENT_ID } from '@modelgate/queue';
 import { readOptions, STRIPE_PROVIDER } from '@modelgate/schemas';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
@@ -6,7 +6,7 @@ import Stripe from 'stripe';
 import type { AccountDeps } from '../../deps';
 import type { AccountMetrics } from '../metrics/metrics';
 import { storeStripeEvent } from './repository';
-import { QUEUE_TIMEOUT_MS, withTimeout } from './service';
+import { QUEUE_TIMEOUT_MS } from './service';
 
 /** Stripe's window, applied both ways: `constructEvent` alone accepts any future timestamp. */
 export const SIGNATURE_TOLERANCE_S = 300;

@@ -1,4 +1,4 @@
-import { describeError } from '@modelgate/http';
+import { describeError, withTimeout } from '@modelgate/http';
 import type { Logger } from '@modelgate/logger';
 import type * as QueueModule from '@modelgate/queue';
 import { closeRedis, createProducerConnection } from '@modelgate/queue/connections';
@@ -12,14 +12,6 @@ interface Producer {
   module: typeof QueueModule;
   connection: Redis;
   queue: QueueModule.Queue<QueueModule.BalanceWarningJob>;
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`not queued within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -61,7 +53,7 @@ export class BalanceWarningQueue {
   private async send({ userId, before, after, crossedAt }: BalanceWarning): Promise<void> {
     try {
       const { module, queue } = this.open();
-      await withTimeout(module.enqueueBalanceWarning(queue, { userId, before: before.toString(), after: after.toString(), crossedAt }), ENQUEUE_TIMEOUT_MS);
+      await withTimeout(module.enqueueBalanceWarning(queue, { userId, before: before.toString(), after: after.toString(), crossedAt }), ENQUEUE_TIMEOUT_MS, 'queueing the warning');
     } catch (err) {
       this.logger.warn({ userId, crossedAt, err: describeError(err) }, 'balance warning not queued; dropped (the charge is booked)');
     }
