@@ -49,7 +49,7 @@ export async function sendBalanceWarning(deps: BalanceWarningDeps, warning: Bala
     if (!to) return 'skipped';
     const text =
       `Your Modelgate balance is USD ${usd(after, QuotaPerUnit)}, below your warning threshold of USD ${usd(threshold, QuotaPerUnit)}. ` +
-      `Top up: ${ServerAddress.replace(/\/+$/, '')}/wallet`;
+      `Top up: ${ServerAddress}/wallet`;
     await enqueueMail(deps.mailQueue, { to, subject: 'Your Modelgate balance is low', text });
     return 'mailed';
   }
