@@ -195,8 +195,8 @@ export async function updateToken(deps: AccountDeps, actor: AuthenticatedUser, i
   const updated = await deps.prisma.$transaction(async (tx) => {
     const current = await lockTokenOfUser(tx, owner.id, id);
     if (!current) throw new AppError('not_found', 'token not found');
-    // Admins edit their own keys freely, whoever set the limits.
-    if (!adminForOwner && actor.role < ROLE.admin && current.limitsSetBy !== null) assertOnlyTightened(current, input);
+    // Admins edit their own keys freely, whoever set the limits (only an admin reaches another's key).
+    if (actor.role < ROLE.admin && current.limitsSetBy !== null) assertOnlyTightened(current, input);
     if (input.status === TOKEN_STATUS.enabled) {
       const candidate = { ...current, ...stripUndefined(columns), status: TOKEN_STATUS.enabled } as TokenModel;
       const status = effectiveTokenStatus(candidate, nowMs(deps));
