@@ -12,10 +12,19 @@ import type { Redis } from 'ioredis';
  *   :c   sorted set lease -> expiry ms: the calls in flight (when it limits them). A lease lapses
  *        unless its relay renews it, so the calls of a relay that died stop counting (and RENEW
  *        removes lapsed ones).
+ *   :s   hash grant -> `<slots>:<expiry ms>`: the concurrency slots granted to relays (see grants
+ *        below), counted as in flight until they lapse or are given back.
  * Per key and budget period, `k<id>:b:<period>:<start>` is a hash: `spent` (charges settled in the
  * period), `held` (what the calls in flight hold) and `checked` (the second lapsed holds were last
  * looked for), and `...:c` the holds as leases `<lease>:<amount>`: a hold lapses with its lease,
  * and both keys expire after the period. Time is Redis's clock, the same for every relay.
+ *
+ * Grants: while a key is far from its limits, an admission may also take slices of them for its
+ * relay (requests and tokens counted in the window now, slots in `:s`, an amount held on the budget
+ * as a lease `<grant>:<amount>`). The relay admits calls into the slices without asking Redis, and
+ * gives back what its calls did not use within about a second. A slice is granted only while every
+ * limit keeps at least half its room after it, so near a limit every call is counted here, one by
+ * one, exactly.
  */
 
 const CLOCK = `
@@ -35,17 +44,24 @@ local nowMs = second * 1000 + math.floor(tonumber(clock[2]) / 1000)
  *   the end of an admitted call. The tokens counted in second `bucket` are corrected by `delta`
  *   (actual - estimated) while that second is in the window; the leases go, the hold of `held` too,
  *   and the charge joins the period's spend.
- * `a subjects tokens lease amount quota expires`, then per subject `rpm tpm concurrency` (0: none):
- *   an admission; `amount` is held on the budget of `quota` (-1: none), whose keys expire at
- *   `expires` (epoch ms). All or nothing: a refused call counts nowhere; a later admission sees what
- *   the earlier ones counted.
+ * `a subjects tokens lease amount quota expires grant budgetSlice`, then per subject
+ *   `rpm tpm concurrency requestSlice tokenSlice slotSlice` (0: none): an admission; `amount` is
+ *   held on the budget of `quota` (-1: none), whose keys expire at `expires` (epoch ms). All or
+ *   nothing: a refused call counts nowhere; a later admission sees what the earlier ones counted.
+ *   Unless `grant` is '-', an admitted call also takes the slices for that grant, if every limit
+ *   (and the budget) keeps half its room after them.
+ * `r subjects grant bucket budgeted charged budgetSlice calls`, then per subject `requests tokens
+ *   slotted` (what to add to the window: minus what the grant's calls left unused), then per call
+ *   still in flight `lease held`: gives a grant back. Its slots and budget slice go; the calls still
+ *   in flight take a lease each (and their hold), as if admitted one by one; `charged` (what its
+ *   ended calls cost) joins the period's spend.
  *
- * -> 10 numbers per admission: code (0 admitted, 1 requests, 2 tokens, 3 more tokens than the
+ * -> 11 numbers per admission: code (0 admitted, 1 requests, 2 tokens, 3 more tokens than the
  * limit, 4 concurrency, 5 budget short, 6 budget mirror missing), the subject refusing (1-based),
  * seconds until the window has room, the tightest requests limit and what it leaves, the same for
- * tokens (limit 0: none), the second the call was counted in, the budget left before the call, and
+ * tokens (limit 0: none), the second the call was counted in, the budget left before the call,
  * 1 when the call leaves less than half of a concurrency, tokens or budget limit (its end is then
- * urgent: what it frees may be wanted at once), else 0.
+ * urgent: what it frees may be wanted at once), else 0, and 1 when the grant was made, else 0.
  */
 const TURN = `${CLOCK}
 local owner = KEYS[1] .. ':'
@@ -105,6 +121,17 @@ local function secondsUntilRoom(key, kind, total, need, limit)
   return 60
 end
 
+-- Calls in flight: live leases, and the live slots granted to relays.
+local function inFlight(leases, grants)
+  local count = redis.call('ZCOUNT', leases, nowMs, '+inf')
+  local granted = redis.call('HGETALL', grants)
+  for i = 1, #granted, 2 do
+    local slots, expiry = string.match(granted[i + 1], '^(%d+):(%d+)$')
+    if tonumber(expiry) > nowMs then count = count + tonumber(slots) else redis.call('HDEL', grants, granted[i]) end
+  end
+  return count
+end
+
 local results = {}
 local a = 3
 while a <= #ARGV do
@@ -131,14 +158,56 @@ while a <= #ARGV do
       if holding then redis.call('HINCRBY', budget, 'held', '-' .. held) end
       if charge ~= '0' and (holding or redis.call('EXISTS', budget) == 1) then redis.call('HINCRBY', budget, 'spent', charge) end
     end
+  elseif f[1] == 'r' then
+    local grant, bucket, budgeted, charged, budgetSlice, calls = f[3], tonumber(f[4]), f[5] == '1', f[6], f[7], tonumber(f[8])
+    local callsAt = 9 + 3 * subjectCount
+    for s = 1, subjectCount do
+      local requests, tokens, slotted = f[6 + 3 * s], f[7 + 3 * s], f[8 + 3 * s] == '1'
+      if bucket >= oldest then
+        local w = names[s] .. ':w'
+        if requests ~= '0' then
+          redis.call('HINCRBY', w, 'r' .. bucket, requests)
+          redis.call('HINCRBY', w, 'r', requests)
+        end
+        if tokens ~= '0' then
+          redis.call('HINCRBY', w, 't' .. bucket, tokens)
+          redis.call('HINCRBY', w, 't', tokens)
+        end
+      end
+      if slotted then
+        local leases = names[s] .. ':c'
+        redis.call('HDEL', names[s] .. ':s', grant)
+        for c = 0, calls - 1 do redis.call('ZADD', leases, nowMs + leaseMs, f[callsAt + 2 * c]) end
+        if calls > 0 then redis.call('PEXPIRE', leases, 2 * leaseMs) end
+      end
+    end
+    if budgeted then
+      local budget = owner .. ARGV[a]
+      local holds = budget .. ':c'
+      a = a + 1
+      local holding = redis.call('ZREM', holds, grant .. ':' .. budgetSlice) == 1
+      if holding then
+        redis.call('HINCRBY', budget, 'held', '-' .. budgetSlice)
+        for c = 0, calls - 1 do
+          local held = f[callsAt + 2 * c + 1]
+          if held ~= '0' then
+            redis.call('ZADD', holds, nowMs + leaseMs, f[callsAt + 2 * c] .. ':' .. held)
+            redis.call('HINCRBY', budget, 'held', held)
+          end
+        end
+      end
+      if charged ~= '0' and (holding or redis.call('EXISTS', budget) == 1) then redis.call('HINCRBY', budget, 'spent', charged) end
+    end
   else
     local tokens, lease, amount, quota, expires = tonumber(f[3]), f[4], f[5], tonumber(f[6]), f[7]
+    local grant, budgetSlice = f[8], tonumber(f[9])
     local subjects = {}
     for s = 1, subjectCount do
-      local at = 5 + 3 * s
+      local at = 4 + 6 * s
       subjects[s] = {
-        w = names[s] .. ':w', c = names[s] .. ':c',
+        w = names[s] .. ':w', c = names[s] .. ':c', slots = names[s] .. ':s',
         rpm = tonumber(f[at]), tpm = tonumber(f[at + 1]), concurrency = tonumber(f[at + 2]),
+        requestSlice = tonumber(f[at + 3]), tokenSlice = tonumber(f[at + 4]), slotSlice = tonumber(f[at + 5]),
         requests = 0, tokens = 0, started = false, inFlight = 0,
       }
     end
@@ -165,7 +234,7 @@ while a <= #ARGV do
         end
       end
       if subject.concurrency > 0 then
-        subject.inFlight = redis.call('ZCOUNT', subject.c, nowMs, '+inf')
+        subject.inFlight = inFlight(subject.c, subject.slots)
         if code == 0 and subject.inFlight >= subject.concurrency then code, which, wait = 4, s, 1 end
       end
     end
@@ -224,6 +293,39 @@ while a <= #ARGV do
       end
     end
 
+    local granted = 0
+    if admitted and grant ~= '-' then
+      -- Every limit, and the budget, keeps at least half its room after the slices.
+      local roomy = true
+      for _, subject in ipairs(subjects) do
+        if subject.rpm > 0 and (subject.requestSlice <= 0 or 2 * (subject.rpm - subject.requests - 1 - subject.requestSlice) < subject.rpm) then roomy = false end
+        if subject.tpm > 0 and (subject.tokenSlice <= 0 or 2 * (subject.tpm - subject.tokens - tokens - subject.tokenSlice) < subject.tpm) then roomy = false end
+        if subject.concurrency > 0 and (subject.slotSlice <= 0 or 2 * (subject.concurrency - subject.inFlight - 1 - subject.slotSlice) < subject.concurrency) then roomy = false end
+      end
+      if budget and (budgetSlice <= 0 or 2 * (available - tonumber(amount) - budgetSlice) < quota) then roomy = false end
+      if roomy then
+        granted = 1
+        for _, subject in ipairs(subjects) do
+          if subject.rpm > 0 then
+            redis.call('HINCRBY', subject.w, 'r' .. second, subject.requestSlice)
+            redis.call('HINCRBY', subject.w, 'r', subject.requestSlice)
+          end
+          if subject.tpm > 0 then
+            redis.call('HINCRBY', subject.w, 't' .. second, subject.tokenSlice)
+            redis.call('HINCRBY', subject.w, 't', subject.tokenSlice)
+          end
+          if subject.concurrency > 0 then
+            redis.call('HSET', subject.slots, grant, subject.slotSlice .. ':' .. (nowMs + leaseMs))
+            redis.call('PEXPIRE', subject.slots, 2 * leaseMs)
+          end
+        end
+        if budget then
+          redis.call('HINCRBY', budget, 'held', budgetSlice)
+          redis.call('ZADD', holds, nowMs + leaseMs, grant .. ':' .. budgetSlice)
+        end
+      end
+    end
+
     local requestsLimit, requestsLeft, tokensLimit, tokensLeft = 0, 0, 0, 0
     for _, subject in ipairs(subjects) do
       if subject.rpm > 0 then
@@ -238,7 +340,7 @@ while a <= #ARGV do
     local n = #results
     results[n + 1], results[n + 2], results[n + 3] = code, which, wait
     results[n + 4], results[n + 5], results[n + 6], results[n + 7] = requestsLimit, requestsLeft, tokensLimit, tokensLeft
-    results[n + 8], results[n + 9], results[n + 10] = second, available, urgent
+    results[n + 8], results[n + 9], results[n + 10], results[n + 11] = second, available, urgent, granted
   end
 end
 return results

@@ -41,7 +41,14 @@ const BUDGET_GRACE_MS = 3_600_000;
 /** Operations per script run: bounds how long one run holds Redis. */
 const MAX_BATCH = 100;
 /** Numbers TURN answers per admission. */
-const RESULT_WIDTH = 10;
+const RESULT_WIDTH = 11;
+/** How long a grant admits calls before what they left unused goes back (and a new one is asked for). */
+const GRANT_MS = 1_000;
+/**
+ * A grant's slice of each limit (and of the budget): this share of it. TURN grants slices only while
+ * the limit keeps half its room after them, so at most ten such grants are out at once.
+ */
+const SLICE_SHARE = 20;
 
 const REQUESTS = 1;
 const TOKENS = 2;
@@ -59,6 +66,10 @@ interface Subject {
   concurrency: number;
   /** Who the limit is for, in a refusal's message. */
   holder: string;
+  /** What a grant asks of each limit (0 where there is none, or too little to share). */
+  requestSlice: number;
+  tokenSlice: number;
+  slotSlice: number;
 }
 
 /** An operation as TURN takes it: its line, then the names of its subjects and budget. */
@@ -71,6 +82,20 @@ interface ScriptItem {
 interface Answer {
   numbers: number[];
   at: number;
+}
+
+/** An admission sent to Redis, and what it may be granted. */
+interface Admission {
+  item: ScriptItem;
+  keySubject: Subject | null;
+  groupSubject: Subject | null;
+  subjects: Subject[];
+  tokens: number;
+  lease: string;
+  budget: Budget | undefined;
+  /** The lease of the grant it asks for, if it does. */
+  grantLease: string | undefined;
+  budgetSlice: number;
 }
 
 /** What one owner's calls ask of Redis in the current turn: one script run (or a few, past MAX_BATCH). */
@@ -86,6 +111,67 @@ interface Budget {
   quota: number;
   amount: number;
   span: PeriodSpan;
+}
+
+/** A grant's share of a limit. */
+function sliceOf(limit: number): number {
+  return Math.floor(limit / SLICE_SHARE);
+}
+
+/** Whether a grant's slices would each hold at least two calls like this one (else none is asked for). */
+function grantable(subjects: readonly Subject[], tokens: number): boolean {
+  for (const subject of subjects) {
+    if (subject.rpm > 0 && subject.requestSlice < 2) return false;
+    if (subject.tpm > 0 && subject.tokenSlice < 2 * Math.max(1, tokens)) return false;
+    if (subject.concurrency > 0 && subject.slotSlice < 2) return false;
+  }
+  return true;
+}
+
+/**
+ * Slices of a key's limits, and of its budget, that Redis counted for this relay when it admitted
+ * one of the key's calls (limit-scripts.ts): the calls that fit in them are admitted here, with no
+ * round trip, until the grant is given back (after GRANT_MS, or when a call does not fit).
+ */
+class Grant {
+  /** Calls admitted into it, and the tokens they count (estimates, corrected as they end). */
+  requests = 0;
+  tokens = 0;
+  /** What its calls hold of the budget slice: their reservations while in flight, then their charges. */
+  budgetUsed = 0;
+  /** The charges of its calls that ended. */
+  charged = 0;
+  readonly inFlight = new Set<LimitedCall>();
+
+  constructor(
+    readonly key: KeyRecord,
+    /** The subjects it was granted for: the key's and its group's as they were then. */
+    readonly keySubject: Subject | null,
+    readonly groupSubject: Subject | null,
+    readonly subjects: readonly Subject[],
+    readonly lease: string,
+    /** The window second its slices were counted in. */
+    readonly second: number,
+    readonly expiresAt: number,
+    /** Its budget slice, in the mirror of the period starting at `start`. */
+    readonly budget: { key: string; start: number; slice: number } | undefined,
+    /** The tightest limits, and what they left after the call that took the grant (its headers). */
+    readonly requestsLimit: number,
+    readonly requestsLeft: number,
+    readonly tokensLimit: number,
+    readonly tokensLeft: number,
+  ) {}
+
+  /** Whether a call of `tokens` holding `amount` of the budget (undefined: none) fits what is left. */
+  fits(tokens: number, amount: number | undefined): boolean {
+    const slots = this.inFlight.size + 1;
+    for (const subject of this.subjects) {
+      if (subject.rpm > 0 && this.requests + 1 > subject.requestSlice) return false;
+      if (subject.tpm > 0 && this.tokens + tokens > subject.tokenSlice) return false;
+      if (subject.concurrency > 0 && slots > subject.slotSlice) return false;
+    }
+    return amount === undefined || (this.budget !== undefined && this.budgetUsed + amount <= this.budget.slice);
+  }
 }
 
 /** "1 request", "5 requests". */
@@ -123,7 +209,8 @@ export class LimitedCall {
   constructor(
     private readonly limits: KeyLimits,
     readonly userId: number,
-    readonly lease: string,
+    /** Its lease ('' while it is in an open grant: it takes one when the grant is given back). */
+    public lease: string,
     readonly subjects: readonly Subject[],
     /** Tokens counted at admission (the call's estimate). */
     readonly estimate: number,
@@ -137,6 +224,8 @@ export class LimitedCall {
     private readonly budgetRefusal: AppError | undefined,
     /** The call left less than half of a concurrency, tokens or budget limit: its end is sent at once. */
     readonly urgent: boolean,
+    /** The open grant the call was admitted into, if any: its end then stays here. */
+    public grant?: Grant,
   ) {
     this.ended = budgetRefusal !== undefined;
   }
@@ -189,6 +278,10 @@ export class KeyLimits {
   private carried: ScriptItem[] = [];
   /** Script runs not yet answered (shutdown waits for them). */
   private readonly running = new Set<Promise<unknown>>();
+  /** The open grant of each key (by id), and the keys whose admission is asking for one. */
+  private readonly grants = new Map<number, Grant>();
+  private readonly asking = new Set<number>();
+  private readonly grantTimer: NodeJS.Timeout;
 
   constructor(
     private readonly redis: LimitRedis,
@@ -200,43 +293,121 @@ export class KeyLimits {
       this.renewing ??= this.renew().finally(() => (this.renewing = undefined));
     }, RENEW_EVERY_MS);
     this.renewTimer.unref();
+    // Idle grants go back too: what their calls left unused is counted nowhere else.
+    this.grantTimer = setInterval(() => {
+      const now = Date.now();
+      for (const grant of this.grants.values()) if (now >= grant.expiresAt) this.giveBack(grant);
+    }, GRANT_MS);
+    this.grantTimer.unref();
   }
 
   /**
    * Counts the call against every limit that applies and holds `reserved` on the key's budget (when
    * it has one and the call is priced), all or nothing; sets the `x-ratelimit-*` headers of the
    * tightest requests and tokens limits. Throws 429 `rate_limit_exceeded` with `Retry-After` over a
-   * limit. Undefined when nothing applies (no Redis work).
+   * limit. Undefined when nothing applies (no Redis work); the call itself when the key's open grant
+   * admits it (no Redis work either).
    */
-  admit(res: HeaderSink, auth: AuthContext, tokens: number, reserved: number | undefined): Promise<LimitedCall> | undefined {
+  admit(res: HeaderSink, auth: AuthContext, tokens: number, reserved: number | undefined): LimitedCall | Promise<LimitedCall> | undefined {
     const { key } = auth;
     const options = this.settings.options.values;
     const keySubject = this.keySubjectOf(key);
     const groupSubject = this.groupSubjectOf(auth.group, options.GroupRateLimit.get(auth.group));
     const budgeted = key.budgetUsd !== null && reserved !== undefined;
     if (!keySubject && !groupSubject && !budgeted) return undefined;
+    const span = budgeted ? this.periods.span(key.budgetPeriod) : undefined;
+
+    const grant = this.grants.get(key.id);
+    if (grant !== undefined) {
+      const current = grant.key === key && grant.keySubject === keySubject && grant.groupSubject === groupSubject && grant.budget?.start === span?.start;
+      if (current && Date.now() < grant.expiresAt && grant.fits(tokens, budgeted ? reserved : undefined)) {
+        return this.admitIntoGrant(res, grant, tokens, budgeted ? reserved : undefined);
+      }
+      this.giveBack(grant);
+    }
 
     const subjects: Subject[] = [];
     if (keySubject) subjects.push(keySubject);
     if (groupSubject) subjects.push(groupSubject);
     let budget: Budget | undefined;
-    if (budgeted) {
-      const span = this.periods.span(key.budgetPeriod);
+    if (span) {
       budget = {
         key: this.names.budget(key.id, key.budgetPeriod, span.start),
         quota: Math.round(key.budgetUsd! * options.QuotaPerUnit),
-        amount: reserved,
+        amount: reserved!,
         span,
       };
     }
-    this.sequence += 1;
-    const lease = `${this.leasePrefix}${this.sequence.toString(36)}`;
-    let line = `a ${subjects.length} ${tokens} ${lease} ${budget?.amount ?? 0} ${budget?.quota ?? -1} ${budget ? budget.span.end + BUDGET_GRACE_MS : 0}`;
-    for (const subject of subjects) line += ` ${subject.rpm} ${subject.tpm} ${subject.concurrency}`;
+    // A budgeted key's grant holds a slice of the budget: only a call that holds on it asks.
+    const budgetSlice = budget ? sliceOf(budget.quota) : 0;
+    let grantLease: string | undefined;
+    if (
+      !this.asking.has(key.id) &&
+      grantable(subjects, tokens) &&
+      (budget ? budgetSlice >= 2 * Math.max(1, budget.amount) : key.budgetUsd === null)
+    ) {
+      grantLease = this.nextLease();
+      this.asking.add(key.id);
+    }
+    const lease = this.nextLease();
+    let line = `a ${subjects.length} ${tokens} ${lease} ${budget?.amount ?? 0} ${budget?.quota ?? -1} ${budget ? budget.span.end + BUDGET_GRACE_MS : 0} ${grantLease ?? '-'} ${budgetSlice}`;
+    for (const subject of subjects) {
+      line += ` ${subject.rpm} ${subject.tpm} ${subject.concurrency} ${subject.requestSlice} ${subject.tokenSlice} ${subject.slotSlice}`;
+    }
     const item: ScriptItem = { userId: key.userId, args: [line] };
     for (const subject of subjects) item.args.push(subject.name);
     if (budget) item.args.push(budget.key);
-    return this.admitItem(res, auth, item, subjects, tokens, lease, budget);
+    const admission: Admission = { item, keySubject, groupSubject, subjects, tokens, lease, budget, grantLease, budgetSlice };
+    return this.admitItem(res, auth, admission);
+  }
+
+  private nextLease(): string {
+    this.sequence += 1;
+    return `${this.leasePrefix}${this.sequence.toString(36)}`;
+  }
+
+  /** Admits a call into the key's open grant (it fits): counted here, headers from the grant. */
+  private admitIntoGrant(res: HeaderSink, grant: Grant, tokens: number, amount: number | undefined): LimitedCall {
+    grant.requests += 1;
+    grant.tokens += tokens;
+    if (amount !== undefined) grant.budgetUsed += amount;
+    if (grant.requestsLimit > 0) {
+      res.setHeader('x-ratelimit-limit-requests', grant.requestsLimit);
+      res.setHeader('x-ratelimit-remaining-requests', Math.max(0, grant.requestsLeft - grant.requests));
+    }
+    if (grant.tokensLimit > 0) {
+      res.setHeader('x-ratelimit-limit-tokens', grant.tokensLimit);
+      res.setHeader('x-ratelimit-remaining-tokens', Math.max(0, grant.tokensLeft - grant.tokens));
+    }
+    const budget = amount === undefined ? undefined : grant.budget!.key;
+    const call = new LimitedCall(this, grant.key.userId, '', grant.subjects, tokens, grant.second, budget, amount ?? 0, undefined, false, grant);
+    grant.inFlight.add(call);
+    return call;
+  }
+
+  /**
+   * Gives the grant back: what its calls left unused leaves the windows, its slots and budget slice
+   * go, and its calls still in flight take leases of their own (their ends then go to Redis).
+   */
+  private giveBack(grant: Grant): void {
+    if (this.grants.get(grant.key.id) === grant) this.grants.delete(grant.key.id);
+    const { subjects, budget } = grant;
+    let line = `r ${subjects.length} ${grant.lease} ${grant.second} ${budget ? 1 : 0} ${grant.charged} ${budget?.slice ?? 0} ${grant.inFlight.size}`;
+    for (const subject of subjects) {
+      line += ` ${subject.rpm > 0 ? grant.requests - subject.requestSlice : 0} ${subject.tpm > 0 ? grant.tokens - subject.tokenSlice : 0} ${subject.concurrency > 0 ? 1 : 0}`;
+    }
+    const holdsLease = subjects.some((subject) => subject.concurrency > 0);
+    for (const call of grant.inFlight) {
+      call.lease = this.nextLease();
+      call.grant = undefined;
+      line += ` ${call.lease} ${call.held}`;
+      if (holdsLease || call.budget) this.leased.add(call);
+    }
+    grant.inFlight.clear();
+    const item: ScriptItem = { userId: grant.key.userId, args: [line] };
+    for (const subject of subjects) item.args.push(subject.name);
+    if (budget) item.args.push(budget.key);
+    this.ownerTurn(grant.key.userId).ends.push(item);
   }
 
   private keySubjectOf(key: KeyRecord): Subject | null {
@@ -244,7 +415,7 @@ export class KeyLimits {
     if (subject === undefined) {
       const rpm = key.rpmLimit > 0 ? key.rpmLimit : this.settings.defaultRequestsPerMinute;
       subject = rpm > 0 || key.tpmLimit > 0 || key.maxConcurrency > 0
-        ? { name: this.names.key(key.id), rpm, tpm: key.tpmLimit, concurrency: key.maxConcurrency, holder: 'this API key' }
+        ? this.subjectOf(this.names.key(key.id), rpm, key.tpmLimit, key.maxConcurrency, 'this API key')
         : null;
       this.keySubjects.set(key, subject);
     }
@@ -258,22 +429,27 @@ export class KeyLimits {
       const { rpm, tpm, concurrency } = limits;
       made = {
         limits,
-        subject: rpm > 0 || tpm > 0 || concurrency > 0 ? { name: this.names.groupUser(group), rpm, tpm, concurrency, holder: `each user of group "${group}"` } : null,
+        subject: rpm > 0 || tpm > 0 || concurrency > 0 ? this.subjectOf(this.names.groupUser(group), rpm, tpm, concurrency, `each user of group "${group}"`) : null,
       };
       this.groupSubjects.set(group, made);
     }
     return made.subject;
   }
 
-  private async admitItem(
-    res: HeaderSink,
-    auth: AuthContext,
-    item: ScriptItem,
-    subjects: Subject[],
-    tokens: number,
-    lease: string,
-    budget: Budget | undefined,
-  ): Promise<LimitedCall> {
+  private subjectOf(name: string, rpm: number, tpm: number, concurrency: number, holder: string): Subject {
+    return { name, rpm, tpm, concurrency, holder, requestSlice: sliceOf(rpm), tokenSlice: sliceOf(tpm), slotSlice: sliceOf(concurrency) };
+  }
+
+  private async admitItem(res: HeaderSink, auth: AuthContext, admission: Admission): Promise<LimitedCall> {
+    try {
+      return await this.admitThroughRedis(res, auth, admission);
+    } finally {
+      if (admission.grantLease !== undefined) this.asking.delete(auth.key.id);
+    }
+  }
+
+  private async admitThroughRedis(res: HeaderSink, auth: AuthContext, admission: Admission): Promise<LimitedCall> {
+    const { item, subjects, tokens, lease, budget } = admission;
     for (let attempt = 0; attempt < 3; attempt++) {
       let answer: Answer;
       try {
@@ -300,6 +476,7 @@ export class KeyLimits {
         res.setHeader('x-ratelimit-limit-tokens', tokensLimit);
         res.setHeader('x-ratelimit-remaining-tokens', Math.max(0, field(6)));
       }
+      if (code === 0 && field(10) === 1) this.keepGrant(auth.key, admission, second, requestsLimit, field(4), tokensLimit, field(6));
       if (code === 0 || code === BUDGET_SHORT) {
         const refusal = code === BUDGET_SHORT && budget ? this.budgetRefusal(auth.key, budget, available) : undefined;
         const call = new LimitedCall(this, auth.key.userId, lease, subjects, tokens, second, budget?.key, budget?.amount ?? 0, refusal, field(9) === 1);
@@ -311,6 +488,28 @@ export class KeyLimits {
       throw this.refusal(code, subject, tokens, field(2));
     }
     throw unavailable(new Error('the budget mirror could not be seeded'));
+  }
+
+  private keepGrant(key: KeyRecord, admission: Admission, second: number, requestsLimit: number, requestsLeft: number, tokensLimit: number, tokensLeft: number): void {
+    const { keySubject, groupSubject, subjects, budget, budgetSlice } = admission;
+    const grant = new Grant(
+      key,
+      keySubject,
+      groupSubject,
+      subjects,
+      admission.grantLease!,
+      second,
+      Date.now() + GRANT_MS,
+      budget ? { key: budget.key, start: budget.span.start, slice: budgetSlice } : undefined,
+      requestsLimit,
+      requestsLeft,
+      tokensLimit,
+      tokensLeft,
+    );
+    // Another grant of the key's (made meanwhile for changed limits) is given back.
+    const other = this.grants.get(key.id);
+    if (other !== undefined) this.giveBack(other);
+    this.grants.set(key.id, grant);
   }
 
   private scheduleFlush(): void {
@@ -430,8 +629,18 @@ export class KeyLimits {
 
   /** See LimitedCall.end. Failures are logged: a lease left behind lapses, a hold with it. */
   end(call: LimitedCall, tokens: number, charge: number): void {
-    this.leased.delete(call);
     const delta = tokens - call.estimate;
+    const { grant } = call;
+    if (grant !== undefined) {
+      grant.inFlight.delete(call);
+      grant.tokens += delta;
+      if (call.budget) {
+        grant.budgetUsed += charge - call.held;
+        grant.charged += charge;
+      }
+      return;
+    }
+    this.leased.delete(call);
     let flags = '';
     const names: string[] = [];
     for (const subject of call.subjects) {
@@ -486,6 +695,8 @@ export class KeyLimits {
   /** Shutdown: no more renewals; the calls' last updates are sent. */
   async stop(): Promise<void> {
     clearInterval(this.renewTimer);
+    clearInterval(this.grantTimer);
+    for (const grant of this.grants.values()) this.giveBack(grant);
     await this.renewing;
     while (this.flushScheduled) await new Promise((resolve) => setImmediate(resolve));
     await Promise.all(this.running);

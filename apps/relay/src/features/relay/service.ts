@@ -132,7 +132,7 @@ export class RelayService {
     auth: AuthContext,
     call: RelayCall,
     pricing: CallPricing | AppError,
-    admitting: Promise<LimitedCall> | undefined,
+    admitting: LimitedCall | Promise<LimitedCall> | undefined,
   ): Promise<CallPricing & { plan: ChannelPlan; account: BillingAccount; limited: LimitedCall | undefined }> {
     let plan: ChannelPlan;
     try {
