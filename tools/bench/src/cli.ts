@@ -13,12 +13,14 @@ export const USAGE = `pnpm bench [options]
                         default 50
   --streams N           concurrent streams, default 100
   --stream-rounds N     streams per slot of the concurrent-streams case, default 3
+  --open-streams N      streams held open together in the open-streams case, default 2000
+  --open-stream-seconds S  how long each of them lasts (its chunks evenly spread), default 30
   --chunks N            chunks per streamed answer, default 20
   --chunk-delay-ms N    delay between upstream chunks, default 20
   --targets LIST        subset of upstream,relay,edge,peer (default all; peer when --peer-url is given)
   --cases LIST          subset of single,concurrent,streams,chat,chat-limited,chat-streams,messages,
                         messages-streams,responses,responses-streams,gemini,gemini-streams,clouds,
-                        images,transcription-upload (default all); chat-limited: OpenAI chat with a
+                        images,transcription-upload,open-streams (default all); chat-limited: OpenAI chat with a
                         key that has rpm, tpm and concurrency limits and a budget (none reached),
                         against the same chat with the plain key; clouds: chat through AWS Bedrock
                         (Converse, SigV4) and generateContent through Google Vertex AI, with the
@@ -26,7 +28,9 @@ export const USAGE = `pnpm bench [options]
                         wants signed calls); images: dall-e-3 generations (b64_json) through the
                         OpenAI channel, with the OpenAI chat as baseline; transcription-upload:
                         whisper-1 uploads of a WAV file, one of 20 MB alone (the RSS growth of relay
-                        and edge) and 1 MB ones at 4 connections (CPU per call and per MB)
+                        and edge) and 1 MB ones at 4 connections (CPU per call and per MB);
+                        open-streams: --open-streams slow completion streams open at once (memory
+                        per open stream of each process, first byte, errors)
   --service-env S:K=V   extra environment for one service (repeatable), e.g. relay:LOG_LEVEL=warn
   --node-arg S:ARG      extra node option for one service (repeatable), e.g. relay:--trace-gc
   --cpu-prof            write CPU profiles of relay and edge and summarise them
@@ -60,6 +64,8 @@ export const USAGE = `pnpm bench [options]
  * together with concurrent, the streaming ones with completions streams as their baseline.
  * transcription-upload: multipart audio uploads streamed from disk, a large one alone (the RSS it
  * adds to the gateway) and small ones at a few connections (CPU per call and per MB).
+ * open-streams: thousands of slow completion streams held open together, as agents hold them: what
+ * each open stream costs every process in memory, and whether any first byte waits.
  */
 export const CASES = [
   'single',
@@ -77,6 +83,7 @@ export const CASES = [
   'clouds',
   'images',
   'transcription-upload',
+  'open-streams',
 ] as const;
 export type CaseName = (typeof CASES)[number];
 
@@ -91,6 +98,8 @@ export interface Settings {
   connections: number;
   streams: number;
   streamRounds: number;
+  openStreams: number;
+  openStreamMs: number;
   chunks: number;
   chunkDelayMs: number;
   targets: TargetName[];
@@ -185,6 +194,8 @@ export function parseCommand(argv: string[]): Command {
       connections: { type: 'string', default: '50' },
       streams: { type: 'string', default: '100' },
       'stream-rounds': { type: 'string', default: '3' },
+      'open-streams': { type: 'string', default: '2000' },
+      'open-stream-seconds': { type: 'string', default: '30' },
       chunks: { type: 'string', default: '20' },
       'chunk-delay-ms': { type: 'string', default: '20' },
       targets: { type: 'string' },
@@ -223,6 +234,8 @@ export function parseCommand(argv: string[]): Command {
     connections: positive('connections', values.connections),
     streams: positive('streams', values.streams),
     streamRounds: positive('stream-rounds', values['stream-rounds']),
+    openStreams: positive('open-streams', values['open-streams']),
+    openStreamMs: positive('open-stream-seconds', values['open-stream-seconds']) * 1000,
     chunks: positive('chunks', values.chunks),
     chunkDelayMs,
     targets,

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { createPrismaClient, type PrismaClient, sha256Hex } from '@modelgate/db';
 import { PEER_CASES, parseCommand, type Settings, type StackChoice, USAGE } from './cli';
 import { goalChecks } from './goals';
+import { databaseCostSince, markDatabase, renderDatabaseCost } from './database-cost';
 import { type Check, checkLedger, waitForLedger } from './ledger-check';
 import { CallCounter, measureTarget, type Target } from './measure';
 import { PEER_PROCESS, peerCall } from './peer';
@@ -136,6 +137,7 @@ async function main(): Promise<void> {
     const peerPid = settings.peer?.pid;
     const watched: WatchedProcess[] = peerPid === undefined ? processes : [...processes, { name: PEER_PROCESS, pid: peerPid }];
     const counter = new CallCounter();
+    const databaseBefore = subject.prisma ? await markDatabase(subject.prisma) : undefined;
     const runs: RunResult[] = [];
     for (let run = 1; run <= settings.runs; run++) {
       const targets: TargetResult[] = [];
@@ -167,6 +169,10 @@ async function main(): Promise<void> {
       ledger.push(...(await checkLedger(subject.prisma, subject.userId, expected)));
       out('\nLedger:');
       for (const check of ledger) out(`${check.ok ? 'OK  ' : 'FAIL'} ${check.line}`);
+      if (databaseBefore) {
+        out('\nPostgreSQL, whole run (warm-ups included):');
+        out(renderDatabaseCost(await databaseCostSince(subject.prisma, databaseBefore, counter.successful)).join('\n'));
+      }
     }
     out('\nTargets (last run):');
     for (const check of goalChecks(runs, settings)) out(`${check.ok ? 'MET   ' : 'MISSED'} ${check.line}`);

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import type { CaseName, Settings } from './cli';
 import { bodyOf, type LoadResult, REQUEST_TIMEOUT_MS, RequestLoad, runLoad } from './load';
-import { CpuAccount, type CpuCost, type WatchedProcess, withCpuCost, withRssGrowth } from './process-stats';
+import { CpuAccount, type CpuCost, rssMb, type WatchedProcess, withCpuCost, withRssGrowth } from './process-stats';
 import type { TargetName, TargetResult } from './report';
 import {
   CALL_LABELS,
@@ -18,7 +18,7 @@ import {
   MESSAGES_KINDS,
   RESPONSES_KINDS,
 } from './requests';
-import { runStreamBurst, runStreams, StreamLoad } from './streams';
+import { runOpenStreams, runStreamBurst, runStreams, StreamLoad } from './streams';
 import { UPLOAD_CONNECTIONS, uploadCall, withUploadBodies } from './uploads';
 
 export interface Target {
@@ -61,6 +61,9 @@ const kindsOf = (cases: CaseKinds, chosen: ReadonlySet<CaseName>, direct: boolea
 
 /** The gateway's processes a call to each target passes: the ones whose RSS an upload must not raise. */
 const PASSED_PROCESSES: Partial<Record<TargetName, readonly string[]>> = { relay: ['relay'], edge: ['edge', 'relay'] };
+
+/** The open-streams case's requests are spread over this long: a listen backlog takes hundreds at once, not thousands. */
+const OPEN_STREAMS_RAMP_MS = 3_000;
 
 /** Successful billed calls so far, for the "one consume row per call" check. */
 export class CallCounter {
@@ -213,6 +216,28 @@ export async function measureTarget(
       if (kind) streams[kind] = counted(outcome);
     });
     result.streamLoad = streams;
+  }
+  if (cases.has('open-streams')) {
+    const passed = processes.filter((watched) => PASSED_PROCESSES[target.name]?.includes(watched.name));
+    const fast = callFor('completions', true);
+    // The fake spaces this case's chunks out (fake_chunk_delay_ms), the other streams keep theirs.
+    const chunkDelayMs = Math.round(settings.openStreamMs / Math.max(1, settings.chunks - 1));
+    const slow = { ...fast, body: JSON.stringify({ ...(JSON.parse(fast.body as string) as object), fake_chunk_delay_ms: chunkDelayMs }) };
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const before = passed.map((watched) => rssMb(watched.pid));
+    let open: (number | undefined)[] = [];
+    log(`${target.name}: ${settings.openStreams} streams open together, requested over ${OPEN_STREAMS_RAMP_MS / 1000} s, ${settings.openStreamMs / 1000} s each`);
+    const streams = counted(
+      await runOpenStreams(slow, settings.openStreams, settings.chunks, OPEN_STREAMS_RAMP_MS, () => {
+        open = passed.map((watched) => rssMb(watched.pid));
+      }),
+    );
+    const memoryPerStream = passed.map((watched, index) => {
+      const start = before[index];
+      const peak = open[index];
+      return { name: watched.name, kb: start === undefined || peak === undefined ? undefined : ((peak - start) * 1024) / settings.openStreams };
+    });
+    result.openStreams = { result: streams, memoryPerStream };
   }
   if (cases.has('transcription-upload')) {
     const passed = processes.filter((watched) => PASSED_PROCESSES[target.name]?.includes(watched.name));

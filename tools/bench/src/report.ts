@@ -30,6 +30,8 @@ export interface TargetResult {
   streamLoad?: Partial<Record<CallKind, StreamResult>>;
   /** Transcription uploads: small ones at a few connections, one large one alone with the RSS growth. */
   upload?: UploadResult;
+  /** Slow streams held open together, and the RSS each open stream added to each process it passes. */
+  openStreams?: { result: StreamResult; memoryPerStream: { name: string; kb: number | undefined }[] };
 }
 
 export interface RssReading {
@@ -46,6 +48,8 @@ export interface RunResult {
 export interface TableOptions {
   connections: number;
   streams: number;
+  openStreams: number;
+  openStreamMs: number;
   chunks: number;
   chunkDelayMs: number;
 }
@@ -204,6 +208,14 @@ export function renderTable(runs: RunResult[], options: TableOptions): string {
         const result = t.streamLoad?.[kind];
         if (result) rows.push(streamRow(run.run, label, t.target, result, direct?.streamLoad?.[kind], true));
       }
+    }
+    for (const t of run.targets) {
+      if (!t.openStreams) continue;
+      const label = `${options.openStreams} streams open together, ${options.openStreamMs / 1000} s each: first byte`;
+      const row = streamRow(run.run, label, t.target, t.openStreams.result, direct?.openStreams?.result);
+      const memory = t.openStreams.memoryPerStream.map(({ name, kb }) => `${name} ${formatNumber(kb, 1)} KB`).join(', ');
+      if (memory) row[row.length - 1] = `RSS per open stream: ${memory}; ${row[row.length - 1]}`;
+      rows.push(row);
     }
     for (const t of run.targets) {
       if (t.upload) rows.push(uploadLoadRow(run.run, t.target, t.upload, direct?.upload));

@@ -108,8 +108,8 @@ interface OneStream {
   merged: number;
 }
 
-/** Reads one SSE answer, timing each text chunk as the client sees it. */
-function readStream(pool: Pool, call: Call, expectedChunks: number): Promise<OneStream> {
+/** Reads one SSE answer, timing each text chunk as the client sees it; `opened` is told its first byte. */
+function readStream(pool: Pool, call: Call, expectedChunks: number, opened?: () => void): Promise<OneStream> {
   const sent = performance.now();
   return new Promise<OneStream>((resolve, reject) => {
     pool.request({ path: call.path, method: 'POST', headers: call.headers, body: bodyOf(call) }).then((response) => {
@@ -124,7 +124,10 @@ function readStream(pool: Pool, call: Call, expectedChunks: number): Promise<One
       response.body.setEncoding('utf8');
       response.body.on('data', (text: string) => {
         const now = performance.now();
-        if (Number.isNaN(result.firstByteMs)) result.firstByteMs = now - sent;
+        if (Number.isNaN(result.firstByteMs)) {
+          result.firstByteMs = now - sent;
+          opened?.();
+        }
         buffer += text;
         // Gemini separates events with CRLF pairs; a CR read without its LF waits for the next read.
         if (buffer.includes('\r\n')) buffer = buffer.replace(/\r\n/g, '\n');
@@ -294,4 +297,35 @@ export async function runStreamBurst(
   await round(burst);
   await pool.close();
   return { opening: opening.result(), burst: burst.result() };
+}
+
+/**
+ * `count` long streams held open together, their requests spread over `rampMs` (a listen backlog
+ * takes a few hundred connections at once, not thousands). `allOpen` runs once every stream has its
+ * first byte or has failed: the moment the gateway holds the most.
+ */
+export async function runOpenStreams(call: Call, count: number, expectedChunks: number, rampMs: number, allOpen: () => void): Promise<StreamResult> {
+  const pool = streamPool(call, count);
+  const tally = new StreamTally();
+  let settled = 0;
+  const settle = () => {
+    settled += 1;
+    if (settled === count) allOpen();
+  };
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: count }, async (_, index) => {
+      await new Promise((resolve) => setTimeout(resolve, (index * rampMs) / count));
+      let opened = false;
+      const stream = readStream(pool, call, expectedChunks, () => {
+        opened = true;
+        settle();
+      });
+      await tally.track(stream);
+      if (!opened) settle();
+    }),
+  );
+  tally.activeMs += performance.now() - started;
+  await pool.close();
+  return tally.result();
 }

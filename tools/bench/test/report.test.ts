@@ -1,6 +1,8 @@
 import { peerComparison, renderTable, type RunResult } from '../src/report';
 import { loadResult, streamResult, uploadResult } from './fixtures';
 
+const TABLE_OPTIONS = { connections: 50, streams: 100, openStreams: 2000, openStreamMs: 30_000, chunks: 20, chunkDelayMs: 20 };
+
 const run: RunResult = {
   run: 1,
   targets: [
@@ -20,7 +22,7 @@ const run: RunResult = {
   rss: [{ name: 'relay', mb: 170 }],
 };
 
-const rows = renderTable([run], { connections: 50, streams: 100, chunks: 20, chunkDelayMs: 20 }).split('\n');
+const rows = renderTable([run], TABLE_OPTIONS).split('\n');
 const cells = (label: string, target: string) => {
   const row = rows.find((line) => line.includes(`| ${label} | ${target} |`));
   if (!row) throw new Error(`no row ${label} / ${target} in\n${rows.join('\n')}`);
@@ -68,7 +70,7 @@ describe('the cloud channels rows', () => {
     ],
     rss: [],
   };
-  const table = renderTable([clouds], { connections: 50, streams: 100, chunks: 20, chunkDelayMs: 20 }).split('\n');
+  const table = renderTable([clouds], TABLE_OPTIONS).split('\n');
 
   it('say that the fake upstream was not asked directly, and leave the added latency blank', () => {
     const label = '50 connections, chat (Bedrock channel, Converse, SigV4)';
@@ -95,7 +97,7 @@ describe('the headline and the side-by-side figures', () => {
     ],
     rss: [],
   };
-  const table = renderTable([withPeer], { connections: 50, streams: 100, chunks: 20, chunkDelayMs: 20 }).split('\n');
+  const table = renderTable([withPeer], TABLE_OPTIONS).split('\n');
   const total = (target: string) => table.find((line) => line.includes(`| 50 connections | ${target} |`))?.split(' | ')[4];
 
   it('adds edge and relay CPU per call on the edge target, and shows the peer process alone', () => {
@@ -123,7 +125,7 @@ describe('the transcription upload rows', () => {
     ],
     rss: [],
   };
-  const table = renderTable([uploads], { connections: 50, streams: 100, chunks: 20, chunkDelayMs: 20 }).split('\n');
+  const table = renderTable([uploads], TABLE_OPTIONS).split('\n');
   const row = (label: string, target: string) => table.find((line) => line.includes(`| ${label} | ${target} |`))?.split(' | ');
 
   it('give the small uploads their rate in MB/s and the CPU per MB', () => {
@@ -138,5 +140,27 @@ describe('the transcription upload rows', () => {
     expect(cells?.slice(3, 10)).toEqual(['', '', '250.00', '', '+150.00', '', '0']);
     expect(cells?.[10]).toBe('80 MB/s uploaded; RSS peak - before: edge +0.4 MB, relay +3.1 MB |');
     expect(row('one transcription upload of 20 MB alone', 'fake upstream (direct)')?.[10]).toBe('200 MB/s uploaded |');
+  });
+});
+
+describe('the open-streams row', () => {
+  const open: RunResult = {
+    run: 1,
+    targets: [
+      { target: 'upstream', openStreams: { result: streamResult(2, 0, 40000), memoryPerStream: [] } },
+      {
+        target: 'edge',
+        openStreams: { result: streamResult(5, 0, 40000, undefined, 1), memoryPerStream: [{ name: 'edge', kb: 12.34 }, { name: 'relay', kb: 40.5 }] },
+      },
+    ],
+    rss: [],
+  };
+  const table = renderTable([open], TABLE_OPTIONS).split('\n');
+
+  it('gives each process its RSS per open stream, with the first byte against the upstream direct and the errors', () => {
+    const cells = table.find((line) => line.includes('| 2000 streams open together, 30 s each: first byte | edge -> relay -> upstream |'))?.split(' | ');
+    expect(cells?.[10]).toMatch(/^RSS per open stream: edge 12\.3 KB, relay 40\.5 KB; /);
+    expect(cells?.[7]).toBe('+3.00');
+    expect(cells?.[9]).not.toBe('0');
   });
 });

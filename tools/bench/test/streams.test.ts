@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type FakeUpstream, startFakeUpstream } from '@modelgate/testing/fake-upstream';
 import { type AnswerDialect, callOf, DIRECT_KINDS } from '../src/requests';
-import { classifyEvent, runStreams, type StreamEventKind, StreamLoad } from '../src/streams';
+import { classifyEvent, runOpenStreams, runStreams, type StreamEventKind, StreamLoad } from '../src/streams';
 
 const data = (payload: unknown) => `data: ${JSON.stringify(payload)}`;
 const anthropic = (type: string, payload: Record<string, unknown>) => `event: ${type}\n${data({ type, ...payload })}`;
@@ -76,6 +76,20 @@ describe('streams from the fake upstream, in each kind the bench streams', () =>
     expect(result).toMatchObject({ streams: 6, ok: 6, chunks: 18 });
     // Six streams of a few milliseconds each: far more than 20 a second unless the pause counted.
     expect(result.requestsPerSecond).toBeGreaterThan(20);
+  });
+
+  it('holds slow streams open together (the fake spaces their chunks as asked) and says when all have their first byte', async () => {
+    const fast = callOf('completions', { origin: upstream.url, direct: true, key: 'sk-bench', completionsModel: 'gpt-3.5-turbo-instruct', chunks: 3, stream: true });
+    const slow = { ...fast, body: JSON.stringify({ ...(JSON.parse(fast.body as string) as object), fake_chunk_delay_ms: 150 }) };
+    let openAt = 0;
+    const started = Date.now();
+    const result = await runOpenStreams(slow, 20, 3, 100, () => (openAt = Date.now()));
+    const took = Date.now() - started;
+    expect(result).toMatchObject({ streams: 20, ok: 20, errors: 0, chunks: 60 });
+    // All open after the ramp, before the first gap of 150 ms ended; each stream took two gaps.
+    expect(openAt - started).toBeLessThan(250);
+    expect(took).toBeGreaterThanOrEqual(300);
+    expect(result.gap.p50).toBeGreaterThanOrEqual(140);
   });
 });
 

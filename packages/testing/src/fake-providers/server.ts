@@ -46,6 +46,8 @@ export interface FakeUpstream {
 /** Per request, the body field `fake_mode` or the header `x-fake-mode` overrides the server's mode. */
 const MODE_FIELD = 'fake_mode';
 const MODE_HEADER = 'x-fake-mode';
+/** Per request, the body field `fake_chunk_delay_ms` overrides the delay between streamed chunks (slow streams among fast ones). */
+const CHUNK_DELAY_FIELD = 'fake_chunk_delay_ms';
 // The cloud providers first: the others match paths by their ending (`/openai/v1/responses` is Azure's).
 const PROVIDERS: readonly FakeProvider[] = [
   azureProvider,
@@ -206,7 +208,8 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
     if (failure) return sendJson(res, failure);
     sequence += 1;
     const answer = operation(input, { settings, sequence, withUsage: mode !== 'noUsage', form });
-    if (answer.stream) return stream(req, res, provider, answer, mode, recorded);
+    const chunkDelayMs = input[CHUNK_DELAY_FIELD];
+    if (answer.stream) return stream(req, res, provider, answer, mode, recorded, typeof chunkDelayMs === 'number' ? chunkDelayMs : undefined);
     // A provider's own refusal (status not 200) goes out as it is; the faults break successes only.
     if (answer.status === 200 && mode !== 'ok') {
       // There is no stream to break: a whole answer gets the error a provider sends instead.
@@ -232,9 +235,17 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
     recorded.chunksSent = 1;
   }
 
-  async function stream(req: IncomingMessage, res: ServerResponse, provider: FakeProvider, answer: StreamAnswer, mode: FakeMode, recorded: RecordedRequest): Promise<void> {
+  async function stream(
+    req: IncomingMessage,
+    res: ServerResponse,
+    provider: FakeProvider,
+    answer: StreamAnswer,
+    mode: FakeMode,
+    recorded: RecordedRequest,
+    requestedDelayMs: number | undefined,
+  ): Promise<void> {
     const { events } = answer;
-    const chunkDelayMs = mode === 'slowDrip' && settings.chunkDelayMs === 0 ? 200 : settings.chunkDelayMs;
+    const chunkDelayMs = requestedDelayMs ?? (mode === 'slowDrip' && settings.chunkDelayMs === 0 ? 200 : settings.chunkDelayMs);
     const cut = MID_STREAM_FAULTS.has(mode) ? Math.min(answer.cutAfter, events.length) : -1;
     const framing = provider.framing ?? SSE_FRAMING;
     res.writeHead(200, { ...answer.headers, 'content-type': answer.contentType ?? framing.contentType, 'cache-control': 'no-cache' });

@@ -20,7 +20,10 @@ export function createUpstream(name: UpstreamName, url: string): Upstream {
   const target = new URL(url);
   const agentOptions: http.AgentOptions = {
     keepAlive: true,
-    maxSockets: 2048,
+    // No cap: each proxied call holds its socket for as long as its answer streams (agents hold
+    // streams for minutes), so a cap would queue new calls behind open streams. The process's
+    // file-descriptor limit bounds the client side and this side alike.
+    maxSockets: Infinity,
     maxFreeSockets: 512,
     timeout: FREE_SOCKET_TIMEOUT_MS,
     scheduling: 'lifo',
