@@ -18,6 +18,7 @@ describe('pnpm bench options', () => {
       'clouds',
       'images',
       'transcription-upload',
+      'open-streams',
     ]);
   });
 
@@ -28,7 +29,7 @@ describe('pnpm bench options', () => {
   it('names the cases it knows when given another', () => {
     expect(() => parseCommand(['--cases', 'chat,embeddings'])).toThrow(
       '--cases: unknown embeddings (expected single, concurrent, streams, chat, chat-limited, chat-streams, messages, messages-streams, responses, ' +
-        'responses-streams, gemini, gemini-streams, clouds, images, transcription-upload)',
+        'responses-streams, gemini, gemini-streams, clouds, images, transcription-upload, open-streams)',
     );
   });
 
