@@ -14,12 +14,14 @@ module.exports = (dir, overrides = {}) => ({
       jsc: { target: 'es2023', parser: { syntax: 'typescript' } },
       module: { type: 'commonjs' },
     }],
+    // The OTLP exporter's CommonJS build loads `http` with import(), which Jest's VM refuses.
+    '@opentelemetry[/+]otlp-exporter-base.+\\.cjs$': [require.resolve('@swc/jest'), { module: { type: 'commonjs' } }],
   },
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   // The AI SDK imports `zod/v4/locales/en.js`, which zod's exports map serves as ESM even to require().
   moduleNameMapper: { '^zod/v4/locales/(.+)\\.js$': 'zod/v4/locales/$1.cjs' },
   transformIgnorePatterns: [
-    'node_modules/(?!(\\.pnpm/)?(http-proxy-middleware|httpxy|is-plain-obj|@prisma/schema-engine-wasm|@prisma\\+schema-engine-wasm|ai|@ai-sdk[/+][a-z-]+|@workflow[/+]serde|music-metadata|strtok3|token-types|file-type|uint8array-extras|win-guid|content-type|media-typer|@borewit[/+]text-codec|@tokenizer[/+]inflate|openid-client|oauth4webapi|jose|oidc-provider)[@/])',
+    'node_modules/(?!(\\.pnpm/)?(http-proxy-middleware|httpxy|is-plain-obj|@prisma/schema-engine-wasm|@prisma\\+schema-engine-wasm|ai|@ai-sdk[/+][a-z-]+|@workflow[/+]serde|music-metadata|strtok3|token-types|file-type|uint8array-extras|win-guid|content-type|media-typer|@borewit[/+]text-codec|@tokenizer[/+]inflate|openid-client|oauth4webapi|jose|oidc-provider|@opentelemetry[/+]otlp-exporter-base)[@/])',
   ],
   testTimeout: 30000,
   maxWorkers: 1,

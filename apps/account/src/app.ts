@@ -1,6 +1,7 @@
 import express, { type Express, type Request } from 'express';
 import { pingDatabase } from '@modelgate/db';
 import { accessLog, errorHandler, healthRouter, notFound, requestId, trustProxiesIn } from '@modelgate/http';
+import { traceRequests, tracingEnabled } from '@modelgate/telemetry';
 import type { AccountDeps } from './deps';
 import { createAuthRouter } from './features/auth/router';
 import { createChannelRouter } from './features/channels/router';
@@ -31,6 +32,8 @@ export function createAccountApp(deps: AccountDeps): Express {
   // req.ip (per-address rate limits) is X-Forwarded-For only when the edge, a trusted proxy, sent it.
   app.set('trust proxy', trustProxiesIn(deps.env.TRUSTED_PROXIES));
   app.use(requestId());
+  // A server span per request, continuing the edge's traceparent (only when tracing is on).
+  if (tracingEnabled()) app.use(traceRequests());
   app.use(deps.metrics.service.middleware);
   app.use(accessLog(deps.logger, { context: callerOf }));
   // Every route but the probes reads PostgreSQL. Without Redis only sessions, logins and rate-limited

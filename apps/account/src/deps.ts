@@ -1,7 +1,7 @@
 import type { PrismaClient } from '@modelgate/db';
 import type { Logger } from '@modelgate/logger';
 import type { MailJob, PaymentWebhookJob, Queue } from '@modelgate/queue';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@modelgate/queue/connections';
 import type { AccountEnv } from './env';
 import type { AccountMetrics } from './features/metrics/metrics';
 
@@ -10,7 +10,7 @@ export interface AccountDeps {
   env: AccountEnv;
   logger: Logger;
   prisma: PrismaClient;
-  redis: Redis;
+  redis: RedisClient;
   /** Producer of `payment-webhooks` (createPaymentWebhookQueue on a fail-fast connection). */
   paymentQueue: Queue<PaymentWebhookJob>;
   /** Producer of `mail` (createMailQueue on the same connection): the worker sends what is queued. */

@@ -7,7 +7,9 @@ import {
   loadEnvOrExit,
   publicAddressEnvShape,
   publicUrlOf,
+  redisTopologyRefinement,
   requiredInProduction,
+  tracingEnvShape,
   z,
 } from '@modelgate/config';
 import { isHttpsAddress } from '@modelgate/schemas';
@@ -15,6 +17,7 @@ import { isHttpsAddress } from '@modelgate/schemas';
 export const accountEnvSchema = z
   .object({
     ...commonEnvShape,
+    ...tracingEnvShape,
     ...dataEnvShape,
     ...behindEdgeEnvShape,
     /** Seeds the ServerAddress option on first start; https makes the session cookie Secure by default. */
@@ -37,6 +40,7 @@ export const accountEnvSchema = z
     RELAY_URL: env.httpUrl('http://127.0.0.1:3001'),
   })
   .superRefine(...requiredInProduction('SESSION_SECRET', 'CRYPTO_SECRET'))
+  .superRefine(...redisTopologyRefinement)
   .transform((data) => {
     const publicUrl = publicUrlOf(data);
     return {

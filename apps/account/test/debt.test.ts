@@ -21,7 +21,6 @@ async function chargeAsTheRelay(userId: number, charged: number): Promise<void> 
     await chargeConsumeBatch(tx, [{
       user_id: userId,
       created_at: new Date().toISOString().replace('Z', ''),
-      content: 'model ratio 1',
       username: 'debtor',
       token_id: token.id,
       token_name: 'k',

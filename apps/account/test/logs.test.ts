@@ -100,8 +100,15 @@ describe('GET /api/log/self', () => {
     };
     await prisma.log.create({ data: { userId: user.id, username: user.username, type: 2, quota: -9_255, modelName: 'tts-1', other: { entry: 'relay-1:43', ...media } } });
     await prisma.log.create({ data: { userId: user.id, username: user.username, type: 2, quota: -20_000, modelName: 'claude-sonnet-4-5', other: { entry: 'relay-1:44', ...tools } } });
-    const { items } = expectOk(await user.agent.get('/api/log/self')) as { items: { other: unknown }[] };
-    expect(items.map((item) => item.other)).toEqual([tools, media]);
+    const { items } = expectOk(await user.agent.get('/api/log/self')) as { items: { other: unknown; content: string }[] };
+    // Rows as the relay writes them, lean: the counts of 0 and the unused cache ratios are shown as 0 and 1.
+    const unused = { cache_tokens: 0, cache_creation_tokens: 0, reasoning_tokens: 0, cache_ratio: 1, cache_creation_ratio: 1 };
+    expect(items.map((item) => item.other)).toEqual([{ ...unused, ...tools }, { ...unused, ...media }]);
+    // Their content is written from `other` (docs/api.md 3.2).
+    expect(items.map((item) => item.content)).toEqual([
+      'model ratio 3, completion ratio 3.75, group ratio 1, long-context tier above 200000 prompt tokens, web_search 2 x USD 0.01 = 10000',
+      '1.234 x USD 0.015 per 1,000 characters, group ratio 1',
+    ]);
   });
 
   it('filters by type, model name, key name and time range (unix seconds, inclusive)', async () => {

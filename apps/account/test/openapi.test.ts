@@ -280,7 +280,6 @@ describe('the operation table', () => {
           {
             user_id: user.id,
             created_at: new Date().toISOString().replace('Z', ''),
-            content: 'model ratio 1',
             username: user.username,
             token_id: token.id,
             token_name: token.name,

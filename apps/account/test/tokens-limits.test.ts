@@ -124,7 +124,6 @@ describe('budget_used_quota', () => {
         [1234, 766].map((charged, i) => ({
           user_id: user.id,
           created_at: new Date().toISOString().replace('Z', ''),
-          content: '',
           username: user.username,
           token_id: token.id,
           token_name: token.name,

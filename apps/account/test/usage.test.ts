@@ -49,7 +49,6 @@ async function charge(user: LoggedInUser, charges: Charge[]): Promise<void> {
     return {
       user_id: user.id,
       created_at: new Date(at * 1000).toISOString().replace('Z', ''),
-      content: 'model ratio 1',
       username: user.username,
       token_id: token.id,
       token_name: token.name,

@@ -1,4 +1,4 @@
-import { commonEnvShape, env, loadEnvOrExit, publicAddressEnvShape, publicUrlOf, z, type EnvSource } from '@modelgate/config';
+import { commonEnvShape, env, loadEnvOrExit, publicAddressEnvShape, publicUrlOf, tracingEnvShape, z, type EnvSource } from '@modelgate/config';
 import type { CorsOrigins } from './features/cors/cors';
 
 /** `*`, or a comma-separated list of exact origins (`scheme://host[:port]`, as browsers send them). */
@@ -24,6 +24,7 @@ const corsOrigins = z
 export const edgeEnvSchema = z
   .object({
     ...commonEnvShape,
+    ...tracingEnvShape,
     /** EDGE_PORT, the listen port, and PUBLIC_URL: when it is https, every answer carries HSTS. */
     ...publicAddressEnvShape,
     /**

@@ -4,8 +4,9 @@ import { pingDatabase, type PrismaClient } from '@modelgate/db';
 import type { Logger } from '@modelgate/logger';
 import { accessLog, directRoutes, errorHandler, healthRouter, notFound, requestId, trustProxiesIn, type ServiceMetrics, withFastPath } from '@modelgate/http';
 import type { IpAllowList } from '@modelgate/schemas';
+import { traceRequests, tracingEnabled } from '@modelgate/telemetry';
 import express, { type NextFunction } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@modelgate/queue/connections';
 import { channelTestRouter } from './features/channel-test/router';
 import type { ChannelTester } from './features/channel-test/service';
 import type { ChannelCache } from './features/channels/channel-cache';
@@ -29,7 +30,7 @@ import { relayedUpstreamAnswer, sendUpstreamError } from './features/relay/upstr
 export interface RelayDeps {
   logger: Logger;
   prisma: PrismaClient;
-  redis: Redis;
+  redis: RedisClient;
   keys: KeyCache;
   /** Failed key checks per client address (RELAY_KEY_FAILURES_PER_MINUTE). */
   keyFailures: KeyFailureLimit;
@@ -93,6 +94,8 @@ export function createRelayApp(deps: RelayDeps): RequestListener {
   // The edge sets X-Forwarded-For to the client's address; believed from the edge only.
   app.set('trust proxy', trust);
   const perRequest: PerRequestMiddleware[] = [requestId(), deps.metrics.middleware];
+  // A server span per request (continuing the edge's traceparent), the parent of the call's spans.
+  if (tracingEnabled()) perRequest.push(traceRequests());
   // One line per request costs throughput: only when debugging (failures have their own lines).
   if (deps.logger.isLevelEnabled('debug')) perRequest.push(accessLog(deps.logger, { context: callContextOf }));
   const errors = relayErrors(deps.logger);

@@ -1,8 +1,20 @@
-import { behindEdgeEnvShape, commonEnvShape, dataEnvShape, DEVELOPMENT_SECRETS, env, loadEnvOrExit, requiredInProduction, z } from '@modelgate/config';
+import {
+  behindEdgeEnvShape,
+  commonEnvShape,
+  dataEnvShape,
+  DEVELOPMENT_SECRETS,
+  env,
+  loadEnvOrExit,
+  redisTopologyRefinement,
+  requiredInProduction,
+  tracingEnvShape,
+  z,
+} from '@modelgate/config';
 
 export const relayEnvSchema = z
   .object({
     ...commonEnvShape,
+    ...tracingEnvShape,
     ...dataEnvShape,
     ...behindEdgeEnvShape,
     RELAY_PORT: env.port(3001),
@@ -37,6 +49,7 @@ export const relayEnvSchema = z
     CHANNEL_COOLDOWN_MS: env.positiveInt(10_000),
   })
   .superRefine(...requiredInProduction('CRYPTO_SECRET'))
+  .superRefine(...redisTopologyRefinement)
   .transform((data) => ({ ...data, CRYPTO_SECRET: data.CRYPTO_SECRET ?? DEVELOPMENT_SECRETS.CRYPTO_SECRET }));
 
 export type RelayEnv = z.output<typeof relayEnvSchema>;

@@ -1,6 +1,8 @@
+import { redisTargetOf } from '@modelgate/config';
 import { assertMigrationsApplied, createPrismaClient, RELEASE_MIGRATIONS } from '@modelgate/db';
 import { exitOnBootFailure, runService } from '@modelgate/http';
 import { createLogger } from '@modelgate/logger';
+import { startTracing } from '@modelgate/telemetry';
 import { closeRedis } from '@modelgate/queue/connections';
 import { assertRedisDatabase } from '@modelgate/queue/redis-database';
 import { setFlagsFromString } from 'node:v8';
@@ -19,9 +21,10 @@ setFlagsFromString('--heap-growing-percent=25');
 async function main() {
   const env = loadRelayEnv();
   const logger = createLogger({ service: 'relay', level: env.LOG_LEVEL });
+  const stopTracing = await startTracing({ serviceName: env.OTEL_SERVICE_NAME ?? 'relay', endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT });
   await assertMigrationsApplied(env.DATABASE_URL, RELEASE_MIGRATIONS);
   const prisma = createPrismaClient({ databaseUrl: env.DATABASE_URL, maxConnections: env.DATABASE_POOL_SIZE });
-  const redis = await connectRelayRedis(env.REDIS_URL, (err) => logger.warn({ err: { message: err.message } }, 'redis error'));
+  const redis = await connectRelayRedis(redisTargetOf(env), (err) => logger.warn({ err: { message: err.message } }, 'redis error'));
   await assertRedisDatabase(redis);
   const relay = createRelay({ env, logger, prisma, redis });
   await relay.start();
@@ -32,7 +35,7 @@ async function main() {
     port: env.RELAY_PORT,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     // After the HTTP drain: every settled charge is written before the process exits.
-    closers: [() => relay.close(), () => prisma.$disconnect(), () => closeRedis(redis)],
+    closers: [() => relay.close(), () => prisma.$disconnect(), () => closeRedis(redis), stopTracing],
   });
 }
 

@@ -1,13 +1,12 @@
-import { createServiceRedis } from '@modelgate/queue/connections';
+import { type ClientOf, createServiceRedis, type RedisAddress, type RedisClient, socketOf, withErrorListener } from '@modelgate/queue/connections';
 import { publishCacheInvalidation } from '@modelgate/queue/invalidation';
 import { randomBytes } from 'node:crypto';
-import { internalApiToken } from '@modelgate/config';
+import { internalApiToken, redisTargetOf } from '@modelgate/config';
 import type { RequestListener } from 'node:http';
 import { hostname } from 'node:os';
 import type { PrismaClient } from '@modelgate/db';
 import type { Logger } from '@modelgate/logger';
 import type { CacheInvalidation } from '@modelgate/schemas';
-import type { Redis } from 'ioredis';
 import { createRelayApp } from './app';
 import type { RelayEnv } from './env';
 import { BalanceWarningQueue } from './features/billing/balance-warnings';
@@ -37,10 +36,9 @@ import { forgetUnloadedChannels, providerFor } from './providers/registry';
  * auto-pipelining: the hot path's commands are already batched per event-loop turn (BalanceMirror),
  * and a pipeline per command costs more than the write it would save.
  */
-export async function connectRelayRedis(redisUrl: string, onError: (err: Error) => void): Promise<Redis> {
-  const redis = createServiceRedis(redisUrl, { lazyConnect: true });
-  redis.on('error', onError);
-  await redis.connect();
+export async function connectRelayRedis<A extends RedisAddress>(address: A, onError: (err: Error) => void): Promise<ClientOf<A>> {
+  const redis = withErrorListener(createServiceRedis(address, { lazyConnect: true }), onError);
+  await (redis as RedisClient).connect();
   return redis;
 }
 
@@ -48,7 +46,7 @@ export interface RelayInfra {
   env: RelayEnv;
   logger: Logger;
   prisma: PrismaClient;
-  redis: Redis;
+  redis: RedisClient;
 }
 
 /** The relay's parts, wired; `start()` loads caches and starts the background work, `close()` stops it. */
@@ -68,7 +66,8 @@ export interface Relay {
 
 export function createRelay({ env, logger, prisma, redis }: RelayInfra): Relay {
   const billingRedis = withBillingScripts(redis);
-  const keysOfBilling = billingKeys(env.REDIS_PREFIX);
+  const redisTarget = redisTargetOf(env);
+  const keysOfBilling = billingKeys(env.REDIS_PREFIX, redisTarget.kind === 'cluster');
   const instanceId = `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
   const ledgerRepository = new LedgerRepository(prisma, `${env.REDIS_PREFIX}ledger`);
 
@@ -78,14 +77,14 @@ export function createRelay({ env, logger, prisma, redis }: RelayInfra): Relay {
   const channels = new ChannelCache(channelRepository, env.CRYPTO_SECRET, env.CHANNEL_COOLDOWN_MS, logger, providerFor, forgetUnloadedChannels);
   const options = new OptionsCache(prisma);
   // The Redis work of one event-loop turn (reservations, settlements, limit checks) leaves in one write.
-  const turn = new Turn(() => redis.stream);
+  const turn = new Turn(() => socketOf(redis));
   const balances = new BalanceMirror(billingRedis, keysOfBilling, ledgerRepository, instanceId, {
     logger,
     turn,
     onKeyDrained: (tokenId) => keys.markExhausted(tokenId),
   });
   const publish = (message: CacheInvalidation) => publishCacheInvalidation(redis, env.REDIS_PREFIX, message);
-  const balanceWarnings = new BalanceWarningQueue(env.REDIS_URL, env.REDIS_PREFIX, logger);
+  const balanceWarnings = new BalanceWarningQueue(redisTarget, env.REDIS_PREFIX, logger);
   const ledger = new LedgerWriter(
     billingRedis,
     keysOfBilling,

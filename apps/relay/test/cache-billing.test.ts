@@ -1,6 +1,7 @@
 // docs/api.md 2.11: cached and cache-write prompt tokens are priced apart, and the consume row keeps
 // every token count its charge was computed from. The shared fake upstream reports no cached tokens,
 // so a provider stand-in here does.
+import { consumeContentOf, consumeOtherView } from '@modelgate/schemas';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createChannel, redisPrefix, setOption } from '@modelgate/testing';
@@ -80,7 +81,7 @@ beforeEach(async () => {
 
 /** The billing keys of a consume row's `other` (docs/api.md 2.11, new-api's names). */
 function cacheFieldsOf(other: unknown) {
-  const { cache_tokens, cache_creation_tokens, reasoning_tokens, cache_ratio, cache_creation_ratio } = other as Record<string, unknown>;
+  const { cache_tokens, cache_creation_tokens, reasoning_tokens, cache_ratio, cache_creation_ratio } = consumeOtherView(other as Record<string, unknown>);
   return { cache_tokens, cache_creation_tokens, reasoning_tokens, cache_ratio, cache_creation_ratio };
 }
 
@@ -103,7 +104,7 @@ describe('cached prompt tokens', () => {
     expect(log).toMatchObject({ promptTokens: 1000, completionTokens: 100, quota: -400n });
     expect(cacheFieldsOf(log?.other)).toEqual({ cache_tokens: 800, cache_creation_tokens: 0, reasoning_tokens: 30, cache_ratio: 0.25, cache_creation_ratio: 1 });
     expect(log?.other).toMatchObject({ model_ratio: 0.5, completion_ratio: 4, group_ratio: 1 });
-    expect(log?.content).toBe('model ratio 0.5, completion ratio 4, group ratio 1, cache ratio 0.25');
+    expect(consumeContentOf(log?.other as Record<string, unknown>)).toBe('model ratio 0.5, completion ratio 4, group ratio 1, cache ratio 0.25');
     await expectLedgerInvariant(harness.prisma);
   });
 
@@ -153,7 +154,7 @@ describe('the ledger', () => {
     const [log] = await consumeLogs(harness.prisma);
     expect(log).toMatchObject({ modelName: 'claude-sonnet-4-5', quota: -1_120n });
     expect(cacheFieldsOf(log?.other)).toEqual({ cache_tokens: 100, cache_creation_tokens: 800, reasoning_tokens: 0, cache_ratio: 0.1, cache_creation_ratio: 1.25 });
-    expect(log?.content).toBe('model ratio 1, completion ratio 1, group ratio 1, cache ratio 0.1, cache creation ratio 1.25');
+    expect(consumeContentOf(log?.other as Record<string, unknown>)).toBe('model ratio 1, completion ratio 1, group ratio 1, cache ratio 0.1, cache creation ratio 1.25');
     await expectLedgerInvariant(harness.prisma);
   });
 

@@ -1,5 +1,6 @@
 // docs/api.md 2.6 and 2.7: `POST /v1/chat/completions` through the real relay, with the openai SDK as
 // the client, on each channel type: passed through to type 1, translated for types 14 and 24.
+import { consumeOtherView } from '@modelgate/schemas';
 import { FAKE_TEXT_PIECE, FAKE_THOUGHT, FAKE_TOOL_ARGUMENTS, type RecordedRequest } from '@modelgate/testing/fake-upstream';
 import type OpenAI from 'openai';
 import {
@@ -299,7 +300,8 @@ describe.each(TRANSLATED)('reasoning from %s', (_name, type) => {
       expect(request.generationConfig).toEqual({ thinkingConfig: { includeThoughts: true, thinkingBudget: 1024 } });
     }
     const row = await settledConsumeRow(harness);
-    expect(row).toMatchObject({ completionTokens: 8, other: { reasoning_tokens: type === ANTHROPIC ? 0 : 3 } });
+    expect(row).toMatchObject({ completionTokens: 8 });
+    expect(consumeOtherView(row.other as Record<string, unknown>)).toMatchObject({ reasoning_tokens: type === ANTHROPIC ? 0 : 3 });
   });
 
   it('streams the thoughts as reasoning_content deltas before the content', async () => {

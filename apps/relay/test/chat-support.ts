@@ -1,7 +1,7 @@
 // What the chat, embeddings and client tests (docs/api.md 2.6-2.8) share: one chat channel of each
 // type on a fake upstream, with its model mapping, and readers of what the openai SDK gets back.
 import type { PrismaClient } from '@modelgate/db';
-import { CHANNEL_TYPE } from '@modelgate/schemas';
+import { CHANNEL_TYPE, consumeOtherView } from '@modelgate/schemas';
 import { type ChannelOverrides, createChannel } from '@modelgate/testing';
 import type { RecordedRequest } from '@modelgate/testing/fake-upstream';
 import OpenAI from 'openai';
@@ -179,12 +179,13 @@ export async function expectChargedRow(userId: number, startQuota: number, expec
     quota: BigInt(-expected.quota),
     isStream: expected.stream,
   });
-  expect(row.other).toMatchObject({
+  // As the account shows it: the counts of 0 and the ratios of tokens the call did not have left out of the row.
+  expect(consumeOtherView(row.other as Record<string, unknown>)).toMatchObject({
     model_ratio: expected.modelRatio,
     completion_ratio: expected.completionRatio,
     group_ratio: 1,
-    cache_ratio: expected.cacheRatio,
-    cache_creation_ratio: expected.cacheCreationRatio,
+    cache_ratio: expected.cached > 0 ? expected.cacheRatio : 1,
+    cache_creation_ratio: expected.written > 0 ? expected.cacheCreationRatio : 1,
     cache_tokens: expected.cached,
     cache_creation_tokens: expected.written,
     reasoning_tokens: expected.reasoning,

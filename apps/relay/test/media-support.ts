@@ -4,7 +4,7 @@
 // duration, and the upload spools left in the temp dir.
 import { readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { AZURE_API_VERSION, CHANNEL_TYPE } from '@modelgate/schemas';
+import { AZURE_API_VERSION, CHANNEL_TYPE, consumeContentOf } from '@modelgate/schemas';
 import { type ChannelOverrides, createChannel, redisPrefix, setOption } from '@modelgate/testing';
 import { type PcmFormat, type RecordedRequest, silentWav, wavHeader as pcmWavHeader } from '@modelgate/testing/fake-upstream';
 import OpenAI from 'openai';
@@ -165,7 +165,8 @@ export async function expectUnitCharged(userId: number, startQuota: number, call
   const row = await eventually(() => settledConsumeRow(harness));
   expect(row).toMatchObject({ modelName: call.model, quota: BigInt(-quota) });
   expect(row.other).toMatchObject({ ...call.billed, units: call.units, unit: call.unit, usd_per_unit: call.usdPerUnit, group_ratio: groupRatio, model_ratio: 0 });
-  expect(row.content).toBe(`${call.units} x USD ${call.usdPerUnit} per ${UNIT_NAMES[call.unit]}, group ratio ${groupRatio}`);
+  expect(row.content).toBe('');
+  expect(consumeContentOf(row.other as Record<string, unknown>)).toBe(`${call.units} x USD ${call.usdPerUnit} per ${UNIT_NAMES[call.unit]}, group ratio ${groupRatio}`);
   const user = await harness.prisma.user.findUniqueOrThrow({ where: { id: userId } });
   expect(user.quota).toBe(BigInt(startQuota - quota));
   await expectLedgerInvariant(harness.prisma);
@@ -188,7 +189,8 @@ export async function expectTokensCharged(
   expect(row).toMatchObject({ modelName: call.model, quota: BigInt(-quota), promptTokens: call.prompt, completionTokens: call.completion });
   expect(row.other).toMatchObject({ ...call.billed, model_ratio: modelRatio, completion_ratio: completionRatio, group_ratio: groupRatio });
   expect(row.other).not.toHaveProperty('usd_per_unit');
-  expect(row.content).toBe(`model ratio ${modelRatio}, completion ratio ${completionRatio}, group ratio ${groupRatio}`);
+  expect(row.content).toBe('');
+  expect(consumeContentOf(row.other as Record<string, unknown>)).toBe(`model ratio ${modelRatio}, completion ratio ${completionRatio}, group ratio ${groupRatio}`);
   const user = await harness.prisma.user.findUniqueOrThrow({ where: { id: userId } });
   expect(user.quota).toBe(BigInt(startQuota - quota));
   await expectLedgerInvariant(harness.prisma);

@@ -2,6 +2,7 @@
 // calls, Gemini grounding) are charged per reported call at ToolPrice; a request offering one
 // without a price is refused before any upstream call; a prompt above a long-context threshold is
 // priced whole at the tier's ratios.
+import { consumeContentOf } from '@modelgate/schemas';
 import { createChannel, setOption } from '@modelgate/testing';
 import { settledConsumeRow, settledConsumeRows } from './chat-support';
 import { createCustomer, eventually, expectLedgerInvariant, harness, relaySuite, resetSuite, upstream } from './harness';
@@ -50,7 +51,7 @@ async function expectToolCharge(userId: number, tool: string, calls: number, usd
   const toolQuota = Math.round(usdEach * calls * QUOTA_PER_UNIT);
   expect(row.quota).toBe(BigInt(-(row.promptTokens + row.completionTokens + toolQuota)));
   expect(row.other).toMatchObject({ server_tools: { [tool]: { count: calls, usd_each: usdEach, quota: toolQuota } } });
-  expect(row.content).toContain(`${tool} ${calls} x USD ${usdEach} = ${toolQuota}`);
+  expect(consumeContentOf(row.other as Record<string, unknown>)).toContain(`${tool} ${calls} x USD ${usdEach} = ${toolQuota}`);
   const user = await harness.prisma.user.findUniqueOrThrow({ where: { id: userId } });
   expect(user.quota).toBe(BigInt(START_QUOTA) + row.quota);
   await expectLedgerInvariant(harness.prisma);
@@ -196,7 +197,7 @@ describe('long-context tiers (ModelRatioTiers)', () => {
 
     expect(above?.quota).toBe(BigInt(-Math.round((210_000 + 5 * 3.75) * 3)));
     expect(above?.other).toMatchObject({ model_ratio: 3, completion_ratio: 3.75, tier_above_prompt_tokens: 200_000 });
-    expect(above?.content).toContain('long-context tier above 200000 prompt tokens');
+    expect(consumeContentOf(above?.other as Record<string, unknown>)).toContain('long-context tier above 200000 prompt tokens');
     await expectLedgerInvariant(harness.prisma);
   });
 });

@@ -2,12 +2,12 @@ import express, { type Express } from 'express';
 import { pingDatabase, type PrismaClient } from '@modelgate/db';
 import type { Logger } from '@modelgate/logger';
 import { createServiceMetrics, errorHandler, healthRouter, notFound, requestId, type ServiceMetrics } from '@modelgate/http';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@modelgate/queue/connections';
 
 export interface WorkerDeps {
   logger: Logger;
   prisma: PrismaClient;
-  redis: Redis;
+  redis: RedisClient;
   /** Served on `GET /metrics` (`createWorkerMetrics(queue).service`); without it, HTTP series only. */
   metrics?: ServiceMetrics;
 }

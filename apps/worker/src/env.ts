@@ -1,8 +1,9 @@
-import { commonEnvShape, dataEnvShape, DEVELOPMENT_SECRETS, env, loadEnvOrExit, requiredInProduction, z } from '@modelgate/config';
+import { commonEnvShape, dataEnvShape, DEVELOPMENT_SECRETS, env, loadEnvOrExit, redisTopologyRefinement, requiredInProduction, tracingEnvShape, z } from '@modelgate/config';
 
 export const workerEnvSchema = z
   .object({
     ...commonEnvShape,
+    ...tracingEnvShape,
     ...dataEnvShape,
     WORKER_PORT: env.port(3003),
     /** Decrypts users' webhook signing secrets (balance warnings), sealed by the account service. */
@@ -18,6 +19,7 @@ export const workerEnvSchema = z
     INBOX_SWEEP_MIN_AGE_MS: env.positiveInt(60_000),
   })
   .superRefine(...requiredInProduction('CRYPTO_SECRET'))
+  .superRefine(...redisTopologyRefinement)
   .transform((data) => ({ ...data, CRYPTO_SECRET: data.CRYPTO_SECRET ?? DEVELOPMENT_SECRETS.CRYPTO_SECRET }));
 
 export type WorkerEnv = z.output<typeof workerEnvSchema>;

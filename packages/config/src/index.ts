@@ -127,6 +127,16 @@ export const commonEnvShape = {
 };
 
 /**
+ * OpenTelemetry tracing (edge, relay, account, worker): spans are exported over OTLP/HTTP to
+ * `{OTEL_EXPORTER_OTLP_ENDPOINT}/v1/traces` when it is set; unset, tracing is off and costs nothing.
+ */
+export const tracingEnvShape = {
+  OTEL_EXPORTER_OTLP_ENDPOINT: urlWithProtocols(['http:', 'https:']).optional(),
+  /** `service.name` of the spans; unset: the service's own name (edge, relay, account, worker). */
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
+};
+
+/**
  * Services behind the edge (relay, account): X-Forwarded-For is believed only when the TCP peer is
  * one of these proxies, else the peer is the client. Loopback by default (the edge of `pnpm start`);
  * deployments name their edge (compose: its fixed address; Kubernetes: the pod network, which the
@@ -185,12 +195,78 @@ export function publicUrlOf(data: { EDGE_PORT: number; PUBLIC_URL?: string | und
   return data.PUBLIC_URL ?? `http://127.0.0.1:${data.EDGE_PORT}`;
 }
 
-/** Shared connection fields of the services that use PostgreSQL and Redis. */
+/** A Redis server's address, as Sentinel and Cluster clients take them. */
+export interface RedisNode {
+  host: string;
+  port: number;
+}
+
+/** `host:port,host:port` (IPv6 in brackets: `[::1]:26379`), at least one. */
+const redisNodeList = z.string().transform((text, ctx) => {
+  const nodes: RedisNode[] = [];
+  for (const item of text.split(',').map((part) => part.trim())) {
+    const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(item);
+    const port = Number(match?.[2]);
+    if (!match?.[1] || port < 1 || port > 65535) {
+      ctx.addIssue({ code: 'custom', message: `"${item}" is not host:port (a comma-separated list of them)` });
+      return z.NEVER;
+    }
+    nodes.push({ host: match[1].replace(/^\[(.*)\]$/, '$1'), port });
+  }
+  return nodes;
+});
+
+/**
+ * Where Redis is (README "Redis topologies"): one server at REDIS_URL; a master found through
+ * Sentinel (REDIS_URL gives only the password and database); or a Cluster (REDIS_URL gives only the
+ * password, and the database must be 0, the only one a Cluster has).
+ */
+export type RedisTarget =
+  | { kind: 'single'; url: string }
+  | { kind: 'sentinel'; url: string; sentinels: RedisNode[]; name: string }
+  | { kind: 'cluster'; url: string; nodes: RedisNode[] };
+
+/** Shared connection fields of the services that use PostgreSQL and Redis; check them with redisTopologyRefinement. */
 export const dataEnvShape = {
   DATABASE_URL: env.databaseUrl(),
   REDIS_URL: env.redisUrl(),
   REDIS_PREFIX: env.redisPrefix(),
+  REDIS_SENTINELS: redisNodeList.optional(),
+  /** The master group the sentinels watch (their `sentinel monitor <name> ...`). */
+  REDIS_SENTINEL_NAME: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, ".", "_" or "-"').optional(),
+  REDIS_CLUSTER_NODES: redisNodeList.optional(),
   DATABASE_POOL_SIZE: env.positiveInt(10),
 };
+
+interface RedisTopologyFields {
+  REDIS_URL: string;
+  REDIS_SENTINELS?: RedisNode[] | undefined;
+  REDIS_SENTINEL_NAME?: string | undefined;
+  REDIS_CLUSTER_NODES?: RedisNode[] | undefined;
+}
+
+/** `schema.superRefine(...redisTopologyRefinement)`: the Redis variables name one topology, completely. */
+export const redisTopologyRefinement = [
+  (data: Partial<RedisTopologyFields>, ctx: z.RefinementCtx) => {
+    const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+    if (data.REDIS_SENTINELS && data.REDIS_CLUSTER_NODES) problem('REDIS_CLUSTER_NODES', 'cannot be set with REDIS_SENTINELS: choose one topology');
+    if (data.REDIS_SENTINELS && !data.REDIS_SENTINEL_NAME) problem('REDIS_SENTINEL_NAME', 'is required with REDIS_SENTINELS');
+    if (data.REDIS_SENTINEL_NAME && !data.REDIS_SENTINELS) problem('REDIS_SENTINELS', 'is required with REDIS_SENTINEL_NAME');
+    if (data.REDIS_CLUSTER_NODES && data.REDIS_URL && redisDatabaseIndex(data.REDIS_URL) !== 0) {
+      problem('REDIS_URL', 'must select database 0 (or none) with REDIS_CLUSTER_NODES: a Cluster has no other');
+    }
+  },
+  // Also when other fields have problems, so every problem is listed at once.
+  { when: () => true },
+] as const;
+
+/** The topology a service's parsed environment names (checked by redisTopologyRefinement). */
+export function redisTargetOf(data: RedisTopologyFields): RedisTarget {
+  if (data.REDIS_CLUSTER_NODES) return { kind: 'cluster', url: data.REDIS_URL, nodes: data.REDIS_CLUSTER_NODES };
+  if (data.REDIS_SENTINELS && data.REDIS_SENTINEL_NAME) {
+    return { kind: 'sentinel', url: data.REDIS_URL, sentinels: data.REDIS_SENTINELS, name: data.REDIS_SENTINEL_NAME };
+  }
+  return { kind: 'single', url: data.REDIS_URL };
+}
 
 export { z };

@@ -1,4 +1,4 @@
-import { behindEdgeEnvShape, commonEnvShape, DEVELOPMENT_SECRETS, EnvError, env, parseEnv, redisDatabaseIndex, requiredInProduction, z } from '../src';
+import { behindEdgeEnvShape, commonEnvShape, DEVELOPMENT_SECRETS, EnvError, env, parseEnv, redisDatabaseIndex, requiredInProduction, tracingEnvShape, z } from '../src';
 
 const schema = z.object({
   PORT: env.port(3000),
@@ -98,5 +98,21 @@ describe('listen address and trusted proxies', () => {
   it('name the variable and the entry that is wrong', () => {
     expect(() => parseEnv(schema, { HOST: 'http://0.0.0.0' })).toThrow(/HOST: must be an IP address or a host name/);
     expect(() => parseEnv(schema, { TRUSTED_PROXIES: '10.48.0.10,edge' })).toThrow(/TRUSTED_PROXIES: "edge" is not an IP address or CIDR range/);
+  });
+});
+
+describe('tracing', () => {
+  const schema = z.object(tracingEnvShape);
+
+  it('is off unless an OTLP endpoint is set', () => {
+    expect(parseEnv(schema, { OTEL_EXPORTER_OTLP_ENDPOINT: '' })).toEqual({});
+    expect(parseEnv(schema, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318', OTEL_SERVICE_NAME: 'relay-eu' })).toEqual({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318',
+      OTEL_SERVICE_NAME: 'relay-eu',
+    });
+  });
+
+  it('takes only an http(s) endpoint', () => {
+    expect(() => parseEnv(schema, { OTEL_EXPORTER_OTLP_ENDPOINT: 'otel-collector:4318' })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT/);
   });
 });

@@ -73,7 +73,6 @@ export interface ConsumeRow {
   user_id: number;
   /** UTC wall time, ISO 8601 without the zone (`timestamp(3)` columns hold UTC, as Prisma writes them). */
   created_at: string;
-  content: string;
   username: string;
   token_id: number;
   token_name: string;
@@ -87,7 +86,8 @@ export interface ConsumeRow {
   is_stream: boolean;
   channel_id: number;
   request_id: string;
-  other: Record<string, unknown>;
+  /** Lean: a consume row's `content` is written from it when read (docs/api.md 3.2), not stored. */
+  other: object;
 }
 
 /** Parallel columns of a key id -> amount map (amounts as text, so no precision is lost on the way). */
@@ -115,11 +115,11 @@ export async function chargeConsumeBatch(tx: Prisma.TransactionClient, rows: Con
   // array per column had pg escape every element, half the relay's pg time).
   return tx.$queryRawUnsafe<BalanceCrossing[]>(
     `WITH logged AS (
-       INSERT INTO logs (user_id, created_at, type, content, username, token_id, token_name, model_name, quota,
+       INSERT INTO logs (user_id, created_at, type, username, token_id, token_name, model_name, quota,
          prompt_tokens, completion_tokens, use_time_ms, first_byte_ms, is_stream, channel_id, request_id, other)
-       SELECT user_id, created_at, ${LOG_TYPE.consume}, content, username, token_id, token_name, model_name, -charged,
+       SELECT user_id, created_at, ${LOG_TYPE.consume}, username, token_id, token_name, model_name, -charged,
          prompt_tokens, completion_tokens, use_time_ms, first_byte_ms, is_stream, channel_id, request_id, other
-       FROM json_to_recordset($1::json) AS r(user_id int, created_at timestamp(3), content text, username text,
+       FROM json_to_recordset($1::json) AS r(user_id int, created_at timestamp(3), username text,
          token_id int, token_name text, model_name text, charged bigint, prompt_tokens int, completion_tokens int,
          use_time_ms int, first_byte_ms int, is_stream boolean, channel_id int, request_id text, other jsonb)
        RETURNING user_id, token_id, channel_id, quota, created_at, model_name, prompt_tokens, completion_tokens

@@ -134,7 +134,6 @@ describe('chargeConsumeBatch', () => {
     return {
       user_id: userId,
       created_at: at.toISOString().replace('Z', ''),
-      content: 'model ratio 1',
       username: 'someone',
       token_id: tokenId,
       token_name: 'key',

@@ -4,7 +4,7 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/pr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { createPrismaClient, type PrismaClient, RELEASE_MIGRATIONS } from '../src';
+import { createPrismaClient, ledgerMismatches, type PrismaClient, RELEASE_MIGRATIONS } from '../src';
 import {
   applyMigrations,
   assertMigrationsApplied,
@@ -65,7 +65,11 @@ describe('applyMigrations on a new database', () => {
 
     expect(await applyMigrations(url)).toEqual(folder);
 
-    const tables = await query<{ tablename: string }>(url, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'");
+    // The partitions of `logs` (one per month and the default one) are not tables of their own.
+    const tables = await query<{ tablename: string }>(
+      url,
+      "SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename NOT IN (SELECT relname FROM pg_class WHERE relispartition)",
+    );
     expect(tables.map((row) => row.tablename).sort()).toEqual([...APPLICATION_TABLES, '_prisma_migrations'].sort());
 
     // Recorded like `prisma migrate deploy`: finished, with the SHA-256 of the script as checksum.
@@ -286,6 +290,82 @@ describe('identity_limits_credits migration', () => {
       await expect(query(url, "UPDATE tokens SET budget_period = 'year' WHERE id = 1")).rejects.toThrow(/tokens_budget_period_known/);
       await expect(query(url, 'UPDATE tokens SET rpm_limit = -1 WHERE id = 1')).rejects.toThrow(/tokens_limits_non_negative/);
       await expect(query(url, "UPDATE users SET notify_type = 'sms' WHERE id = 1")).rejects.toThrow(/users_notify_type_known/);
+    } finally {
+      await rm(migrationsDir, { recursive: true, force: true });
+      await dropDatabase(name);
+    }
+  });
+});
+
+describe('logs_partitioned_by_month migration', () => {
+  it('moves every log row into its month partition, keeping ids, the id sequence, the ledger and usage_buckets', async () => {
+    const name = `mg_test_${randomBytes(6).toString('hex')}_partitions`;
+    const url = withDatabase(runDatabaseUrl, name);
+    const migrationsDir = await mkdtemp(join(tmpdir(), 'mg-partitions-'));
+    const partitionMigration = (await migrationNames()).find((migration) => migration.endsWith('_logs_partitioned_by_month')) as string;
+    try {
+      // The database as the release before it left it: two users whose quota is the sum of their
+      // rows, rows in three months with a month between them left empty, and usage buckets.
+      await cp(MIGRATIONS_DIR, migrationsDir, { recursive: true, filter: (source) => !source.includes(partitionMigration) });
+      await ensureDatabase(url);
+      await applyMigrations(url, migrationsDir);
+      await query(url, "INSERT INTO users (id, username, password_hash, quota, updated_at) VALUES (1, 'old', 'x', 900, now()), (2, 'debtor', 'x', -5, now())");
+      await query(
+        url,
+        `INSERT INTO logs (user_id, created_at, type, content, model_name, quota, prompt_tokens, request_id, other) VALUES
+           (1, '2025-11-30 23:59:59.999', 1, 'top-up', '', 1000, 0, NULL, NULL),
+           (1, '2025-12-01 00:00:00', 2, '', 'gpt-a', -100, 7, 'req-1', '{"entry": "relay-1:1"}'),
+           (2, '2025-12-15 12:00:00', 2, '', 'gpt-a', -5, 3, 'req-2', NULL),
+           (1, '2026-02-10 08:00:00', 2, '', 'gpt-b', -57, 9, 'req-3', NULL),
+           (1, now() AT TIME ZONE 'UTC', 3, 'admin edit', '', 0, 0, NULL, NULL)`,
+      );
+      await query(url, "INSERT INTO usage_buckets (user_id, bucket, model_name, requests, quota) VALUES (1, 1764547200, 'gpt-a', 1, 100)");
+      // A gap in the ids, as an aborted insert leaves (the quota above is without that row).
+      await query(url, 'DELETE FROM logs WHERE id = 4');
+      await query(url, "INSERT INTO logs (user_id, created_at, type, quota) VALUES (1, '2026-02-11 00:00:00', 1, 0)");
+      const rowsOf = (database: string) => query(database, 'SELECT to_jsonb(l) AS row FROM logs l ORDER BY id');
+      const before = await rowsOf(url);
+      const usageBefore = await query(url, 'SELECT * FROM usage_buckets');
+
+      expect(await applyMigrations(url)).toEqual([partitionMigration]);
+
+      expect(await rowsOf(url)).toEqual(before);
+      expect(await query(url, 'SELECT * FROM usage_buckets')).toEqual(usageBefore);
+      const ledger = createPrismaClient({ databaseUrl: url, maxConnections: 1 });
+      try {
+        expect(await ledgerMismatches(ledger)).toEqual([]);
+      } finally {
+        await ledger.$disconnect();
+      }
+      const months: string[] = [];
+      const now = new Date();
+      for (let month = Date.UTC(2025, 10); month <= Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 2); ) {
+        const at = new Date(month);
+        months.push(`logs_${at.getUTCFullYear()}${String(at.getUTCMonth() + 1).padStart(2, '0')}`);
+        month = Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1);
+      }
+      const partitions = await query<{ name: string }>(url, "SELECT inhrelid::regclass::text AS name FROM pg_inherits WHERE inhparent = 'logs'::regclass ORDER BY 1");
+      expect(partitions.map((row) => row.name)).toEqual([...months, 'logs_default'].sort());
+      expect(await query(url, 'SELECT id::int, tableoid::regclass::text AS partition FROM logs WHERE id <= 3 ORDER BY id')).toEqual([
+        { id: 1, partition: 'logs_202511' },
+        { id: 2, partition: 'logs_202512' },
+        { id: 3, partition: 'logs_202512' },
+      ]);
+      expect(await query(url, 'SELECT count(*)::int AS n FROM logs_default')).toEqual([{ n: 0 }]);
+
+      // New rows continue the ids and land in their month; the constraints still hold.
+      const [added] = await query<{ id: string; partition: string }>(
+        url,
+        "INSERT INTO logs (user_id, created_at, type, quota) VALUES (2, '2026-02-28 23:59:59.999', 4, 0) RETURNING id::text, tableoid::regclass::text AS partition",
+      );
+      expect(added).toEqual({ id: '7', partition: 'logs_202602' });
+      await expect(query(url, 'INSERT INTO logs (user_id, type) VALUES (99, 1)')).rejects.toThrow(/logs_user_id_fkey/);
+      await query(url, 'DELETE FROM users WHERE id = 2');
+      expect(await query(url, 'SELECT count(*)::int AS n FROM logs WHERE user_id = 2')).toEqual([{ n: 0 }]);
+      const indexes = await query<{ indexname: string }>(url, "SELECT indexname FROM pg_indexes WHERE tablename = 'logs' ORDER BY 1");
+      expect(indexes.map((row) => row.indexname)).toEqual([
+        'logs_created_at_idx', 'logs_pkey', 'logs_request_id_idx', 'logs_type_created_at_idx', 'logs_user_id_created_at_idx',
+      ]);
     } finally {
       await rm(migrationsDir, { recursive: true, force: true });
       await dropDatabase(name);

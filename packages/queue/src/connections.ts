@@ -1,5 +1,16 @@
 // Redis connections by use. No BullMQ here: the relay imports this module and must not load it.
-import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisTarget } from '@modelgate/config';
+import type { EventEmitter } from 'node:events';
+import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
+
+/** A connection to any topology: one server or a Sentinel-watched master (Redis), or a Cluster. */
+export type RedisClient = Redis | Cluster;
+
+/** Where to connect: a topology from the environment (redisTargetOf), or one server's URL. */
+export type RedisAddress = RedisTarget | string;
+
+/** One server's URL always gives a plain Redis connection (what tests and tools use). */
+export type ClientOf<A extends RedisAddress> = A extends string ? Redis : RedisClient;
 
 /**
  * Reconnection delay while Redis is away: quick at first, then once a second, so a service is back
@@ -33,8 +44,77 @@ export const SERVICE_REDIS_OPTIONS = {
  * ready its commands fail like during an outage. A service that needs Redis to start passes
  * `lazyConnect: true` and awaits `redis.connect()` (which rejects when Redis is unreachable).
  */
-export function createServiceRedis(redisUrl: string, extra: RedisOptions = {}): Redis {
-  return new Redis(redisUrl, { ...SERVICE_REDIS_OPTIONS, ...extra });
+export function createServiceRedis<A extends RedisAddress>(address: A, extra: RedisOptions = {}): ClientOf<A> {
+  return createRedisClient(address, { ...SERVICE_REDIS_OPTIONS, ...extra });
+}
+
+/**
+ * The one place a connection is made, for each topology, with the options of its use:
+ * - one server: the URL as it is.
+ * - Sentinel: the URL's password and database; the master's address comes from the sentinels, again
+ *   after each reconnection. A master demoted while still up refuses writes (READONLY): that
+ *   command fails and the client reconnects, to the new master. (ioredis's `failoverDetector` would
+ *   notice sooner, but its connections to the sentinels outlive `quit()`.)
+ * - Cluster: the URL's user, password and TLS for every node. The options that concern the whole
+ *   client (offline queue, lazy connection, auto-pipelining, reconnection) are the Cluster's own;
+ *   the others apply to each node's connection.
+ */
+export function createRedisClient<A extends RedisAddress>(address: A, options: RedisOptions = {}): ClientOf<A> {
+  return clientFor(typeof address === 'string' ? { kind: 'single', url: address } : address, options) as ClientOf<A>;
+}
+
+function clientFor(target: RedisTarget, options: RedisOptions): RedisClient {
+  switch (target.kind) {
+    case 'single':
+      return new Redis(target.url, options);
+    case 'sentinel':
+      return new Redis(target.url, { ...options, sentinels: target.sentinels, name: target.name, reconnectOnError: isReadOnlyError });
+    case 'cluster':
+      return new Cluster(target.nodes, clusterOptions(options, nodeCredentials(target.url)));
+  }
+}
+
+const isReadOnlyError = (err: Error) => err.message.startsWith('READONLY');
+
+/** The user, password and TLS of a URL, for a Cluster's nodes (its host and database are not used). */
+function nodeCredentials(url: string): RedisOptions {
+  const parsed = new URL(url);
+  return {
+    ...(parsed.username && { username: decodeURIComponent(parsed.username) }),
+    ...(parsed.password && { password: decodeURIComponent(parsed.password) }),
+    ...(parsed.protocol === 'rediss:' && { tls: {} }),
+  };
+}
+
+function clusterOptions(options: RedisOptions, nodeOptions: ClusterOptions['redisOptions'] = {}): ClusterOptions {
+  const { retryStrategy, enableOfflineQueue, lazyConnect, enableAutoPipelining, ...perNode } = options;
+  return {
+    ...(retryStrategy !== undefined && { clusterRetryStrategy: retryStrategy }),
+    ...(enableOfflineQueue !== undefined && { enableOfflineQueue }),
+    ...(lazyConnect !== undefined && { lazyConnect }),
+    ...(enableAutoPipelining !== undefined && { enableAutoPipelining }),
+    // A Cluster resends a command whose node connection dropped, though it may have run: a
+    // reservation would then hold twice. Not when the caller wants no resending (service connections).
+    ...(perNode.maxRetriesPerRequest === 0 && { retryDelayOnFailover: 0 }),
+    redisOptions: { ...nodeOptions, ...perNode },
+  };
+}
+
+/** A new connection like `redis` (same topology and credentials), with some options changed: e.g. for a subscription. */
+export function duplicateRedis(redis: RedisClient, options: RedisOptions): RedisClient {
+  if (redis instanceof Cluster) return redis.duplicate(undefined, clusterOptions(options, redis.options.redisOptions));
+  return redis.duplicate(options);
+}
+
+/** Listens for the client's errors; returns it (TypeScript cannot call `on` on the union of both kinds of client). */
+export function withErrorListener<C extends RedisClient>(redis: C, listener: (err: Error) => void): C {
+  (redis as EventEmitter).on('error', listener);
+  return redis;
+}
+
+/** The connection's socket while it has one (a Cluster has one per node, none to cork as a whole). */
+export function socketOf(redis: RedisClient): Redis['stream'] | undefined {
+  return redis instanceof Cluster ? undefined : redis.stream;
 }
 
 /**
@@ -43,16 +123,17 @@ export function createServiceRedis(redisUrl: string, extra: RedisOptions = {}): 
  * so commands wait for the first connection; from then on they fail at once while Redis is away,
  * as on a request-serving connection (a queued add waited up to the 2 s deadline of its caller).
  */
-export function createProducerConnection(redisUrl: string, extra: RedisOptions = {}): Redis {
-  const redis = new Redis(redisUrl, { ...SERVICE_REDIS_OPTIONS, enableOfflineQueue: true, ...extra });
-  // ioredis reads the option at every command.
-  if (extra.enableOfflineQueue === undefined) redis.once('ready', () => (redis.options.enableOfflineQueue = false));
+export function createProducerConnection<A extends RedisAddress>(address: A, extra: RedisOptions = {}): ClientOf<A> {
+  const redis = createRedisClient(address, { ...SERVICE_REDIS_OPTIONS, enableOfflineQueue: true, ...extra });
+  const client: RedisClient = redis;
+  // ioredis reads the option at every command. (Both kinds of client are EventEmitters.)
+  if (extra.enableOfflineQueue === undefined) (client as EventEmitter).once('ready', () => (client.options.enableOfflineQueue = false));
   return redis;
 }
 
 /** Redis connection for a BullMQ worker: BullMQ requires `maxRetriesPerRequest: null` for blocking calls. */
-export function createWorkerConnection(redisUrl: string, extra: RedisOptions = {}): Redis {
-  return new Redis(redisUrl, { maxRetriesPerRequest: null, ...extra });
+export function createWorkerConnection<A extends RedisAddress>(address: A, extra: RedisOptions = {}): ClientOf<A> {
+  return createRedisClient(address, { maxRetriesPerRequest: null, ...extra });
 }
 
 /**
@@ -60,7 +141,7 @@ export function createWorkerConnection(redisUrl: string, extra: RedisOptions = {
  * and nothing once the client has ended: disconnect() on a client whose socket is already gone arms
  * a 2 s timer in ioredis that nothing clears, which keeps the process (or Jest) alive.
  */
-export async function closeRedis(redis: Redis): Promise<void> {
+export async function closeRedis(redis: RedisClient): Promise<void> {
   if (redis.status === 'ready') await redis.quit();
   else if (redis.status !== 'end') redis.disconnect();
 }

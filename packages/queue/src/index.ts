@@ -1,6 +1,7 @@
 import { type ConnectionOptions, type Job, Queue, UnrecoverableError, Worker, type WorkerOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import { STRIPE_PROVIDER } from '@modelgate/schemas';
+import { traceJobs } from '@modelgate/telemetry';
 import { z } from 'zod';
 import { bullPrefix } from './prefix';
 
@@ -33,7 +34,7 @@ export const PAYMENT_WEBHOOK_JOB_OPTIONS = {
 export function createPaymentWebhookQueue(connection: ConnectionOptions, redisPrefix: string): Queue<PaymentWebhookJob> {
   return new Queue<PaymentWebhookJob>(QUEUE_NAMES.paymentWebhooks, {
     connection,
-    prefix: bullPrefix(redisPrefix),
+    prefix: bullPrefix(redisPrefix, connection),
     skipWaitingForReady: true,
     defaultJobOptions: PAYMENT_WEBHOOK_JOB_OPTIONS,
   });
@@ -81,8 +82,8 @@ export function createPaymentWebhookWorker(
 ): Worker<PaymentWebhookJob> {
   return new Worker<PaymentWebhookJob>(
     QUEUE_NAMES.paymentWebhooks,
-    (job) => process(job, paymentWebhookJobSchema.parse(job.data)),
-    { connection, prefix: bullPrefix(redisPrefix), concurrency: 4, ...options },
+    traceJobs(QUEUE_NAMES.paymentWebhooks, (job: Job<PaymentWebhookJob>) => process(job, paymentWebhookJobSchema.parse(job.data))),
+    { connection, prefix: bullPrefix(redisPrefix, connection), concurrency: 4, ...options },
   );
 }
 
@@ -92,4 +93,5 @@ export type { Job };
 export { invalidationChannel, publishCacheInvalidation } from './invalidation';
 export * from './connections';
 export * from './notifications';
+export * from './maintenance';
 export { bullPrefix } from './prefix';

@@ -1,4 +1,5 @@
 import { type ConnectionOptions, type Job, Queue, Worker, type WorkerOptions } from 'bullmq';
+import { traceJobs } from '@modelgate/telemetry';
 import { z } from 'zod';
 import { bullPrefix } from './prefix';
 
@@ -55,7 +56,7 @@ export const BALANCE_WARNING_JOB_OPTIONS = {
 export function createMailQueue(connection: ConnectionOptions, redisPrefix: string): Queue<MailJob> {
   return new Queue<MailJob>(NOTIFICATION_QUEUE_NAMES.mail, {
     connection,
-    prefix: bullPrefix(redisPrefix),
+    prefix: bullPrefix(redisPrefix, connection),
     skipWaitingForReady: true,
     defaultJobOptions: MAIL_JOB_OPTIONS,
   });
@@ -68,7 +69,7 @@ export async function enqueueMail(queue: Queue<MailJob>, mail: MailJob): Promise
 export function createBalanceWarningQueue(connection: ConnectionOptions, redisPrefix: string): Queue<BalanceWarningJob> {
   return new Queue<BalanceWarningJob>(NOTIFICATION_QUEUE_NAMES.balanceWarnings, {
     connection,
-    prefix: bullPrefix(redisPrefix),
+    prefix: bullPrefix(redisPrefix, connection),
     skipWaitingForReady: true,
     defaultJobOptions: BALANCE_WARNING_JOB_OPTIONS,
   });
@@ -86,9 +87,9 @@ export function createMailWorker(
   process: (job: Job<MailJob>, data: MailJob) => Promise<unknown>,
   options: Partial<WorkerOptions> = {},
 ): Worker<MailJob> {
-  return new Worker<MailJob>(NOTIFICATION_QUEUE_NAMES.mail, (job) => process(job, mailJobSchema.parse(job.data)), {
+  return new Worker<MailJob>(NOTIFICATION_QUEUE_NAMES.mail, traceJobs(NOTIFICATION_QUEUE_NAMES.mail, (job: Job<MailJob>) => process(job, mailJobSchema.parse(job.data))), {
     connection,
-    prefix: bullPrefix(redisPrefix),
+    prefix: bullPrefix(redisPrefix, connection),
     concurrency: 2,
     ...options,
   });
@@ -102,7 +103,7 @@ export function createBalanceWarningWorker(
 ): Worker<BalanceWarningJob> {
   return new Worker<BalanceWarningJob>(
     NOTIFICATION_QUEUE_NAMES.balanceWarnings,
-    (job) => process(job, balanceWarningJobSchema.parse(job.data)),
-    { connection, prefix: bullPrefix(redisPrefix), concurrency: 4, ...options },
+    traceJobs(NOTIFICATION_QUEUE_NAMES.balanceWarnings, (job: Job<BalanceWarningJob>) => process(job, balanceWarningJobSchema.parse(job.data))),
+    { connection, prefix: bullPrefix(redisPrefix, connection), concurrency: 4, ...options },
   );
 }

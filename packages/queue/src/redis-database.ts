@@ -1,6 +1,7 @@
 // Boot check of the Redis database index, apart from the BullMQ queues so the relay can use it
 // without loading BullMQ.
-import { type Redis, ReplyError } from 'ioredis';
+import { Cluster, ReplyError } from 'ioredis';
+import type { RedisClient } from './connections';
 
 /** How long boot waits for the first connection before saying it could not check. */
 const FIRST_CONNECTION_TIMEOUT_MS = 10_000;
@@ -9,7 +10,7 @@ const FIRST_CONNECTION_TIMEOUT_MS = 10_000;
  * Resolves once the connection is ready. Request-serving connections refuse commands until then
  * (no offline queue, see createServiceRedis), so the check must not be sent earlier.
  */
-function firstConnection(redis: Redis): Promise<void> {
+function firstConnection(redis: RedisClient): Promise<void> {
   if (redis.status === 'ready') return Promise.resolve();
   return new Promise((resolve, reject) => {
     const settle = (err?: Error) => {
@@ -31,7 +32,9 @@ function firstConnection(redis: Redis): Promise<void> {
  * but when the server refuses the index it only emits an error event and carries on in database 0,
  * where the service would silently read and write. Relay, account and worker call it once at boot.
  */
-export async function assertRedisDatabase(redis: Redis): Promise<void> {
+export async function assertRedisDatabase(redis: RedisClient): Promise<void> {
+  // A Cluster has database 0 only (the environment checks REDIS_URL selects no other).
+  if (redis instanceof Cluster) return;
   const { db = 0, host, port } = redis.options;
   // Every server has database 0.
   if (db === 0) return;

@@ -10,3 +10,4 @@ export * from './public-address';
 export * from './invalidation';
 export * from './api';
 export * from './budget-period';
+export * from './consume-row';

@@ -415,6 +415,8 @@ export const OPTION_DEFINITIONS = {
   OIDCClientSecret: { schema: stringOption, default: '', secret: true },
   GroupRateLimit: { schema: groupLimitsOption, default: '{}', secret: false },
   WebhookAllowPrivate: { schema: booleanOption, default: 'false', secret: false },
+  /** Days of `logs` kept; older whole months are dropped by the worker (0 = keep all). Usage aggregates stay. */
+  LogRetentionDays: { schema: integerOption(0, 36_500), default: '0', secret: false },
 } as const;
 
 export type OptionKey = keyof typeof OPTION_DEFINITIONS;

@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@modelgate/queue/connections';
 
 export const SESSION_COOKIE = 'session';
 export const SESSION_TTL_SECONDS = 7 * 24 * 3600;
@@ -34,7 +34,7 @@ export interface Session {
  */
 export class SessionStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly options: { prefix: string; secret: string; secureCookie: boolean; now: () => number },
   ) {}
 
@@ -75,9 +75,12 @@ export class SessionStore {
     const previous = this.idFromRequest(req);
     const id = randomBytes(32).toString('base64url');
     const stored: SessionData = { ...data, issuedAt: this.options.now() };
-    const multi = this.redis.multi().set(this.keyOf(id), JSON.stringify(stored), 'EX', SESSION_TTL_SECONDS);
-    if (previous) multi.del(this.keyOf(previous));
-    await multi.exec();
+    // Two commands, not a transaction: the sessions' keys are in different slots of a Cluster. The
+    // new id is what defeats fixation; the old one is deleted as well, or expires.
+    await Promise.all([
+      this.redis.set(this.keyOf(id), JSON.stringify(stored), 'EX', SESSION_TTL_SECONDS),
+      previous && this.redis.del(this.keyOf(previous)),
+    ]);
     this.setCookie(res, id);
     return { id, data: stored };
   }

@@ -1,5 +1,5 @@
 import type { Prisma } from '@modelgate/db';
-import type { AdminLogView, MediaBilled, UserLogView } from '@modelgate/schemas';
+import { type AdminLogView, consumeContentOf, consumeOtherView, LOG_TYPE, type MediaBilled, type UserLogView } from '@modelgate/schemas';
 import type { AccountDeps } from '../../deps';
 import { unixSeconds } from '../../lib/clock';
 import { type CsvCell, csvRecord } from '../../lib/csv';
@@ -32,17 +32,30 @@ const OTHER_KEYS = [
   ...MEDIA_BILLED_KEYS,
 ] as const;
 
-function otherView(other: Prisma.JsonValue): Partial<Record<(typeof OTHER_KEYS)[number], Prisma.JsonValue>> {
-  if (other === null || typeof other !== 'object' || Array.isArray(other)) return {};
-  return Object.fromEntries(OTHER_KEYS.filter((key) => Object.hasOwn(other, key)).map((key) => [key, other[key] ?? null]));
+/** Whether the row is a priced consume row, as the relay writes them (its `other` has the ratios). */
+function isPricedConsume(row: LogRow, stored: Record<string, unknown>): boolean {
+  return row.type === LOG_TYPE.consume && typeof stored.model_ratio === 'number';
+}
+
+/** A row's `other`: a priced consume row's with the counts of 0 and unused ratios it leaves out (lean rows). */
+function otherOf(row: LogRow): Record<string, unknown> {
+  const { other } = row;
+  const stored = other === null || typeof other !== 'object' || Array.isArray(other) ? {} : other;
+  return isPricedConsume(row, stored) ? consumeOtherView(stored) : stored;
+}
+
+function otherView(other: Record<string, unknown>): Partial<Record<(typeof OTHER_KEYS)[number], Prisma.JsonValue>> {
+  return Object.fromEntries(OTHER_KEYS.filter((key) => Object.hasOwn(other, key)).map((key) => [key, (other[key] ?? null) as Prisma.JsonValue]));
 }
 
 function userView(row: LogRow): UserLogView {
+  const other = otherOf(row);
   return {
     id: Number(row.id),
     created_at: unixSeconds(row.createdAt),
     type: row.type,
-    content: row.content,
+    // A priced consume row's content is written from its `other` (docs/api.md 3.2); older rows stored it.
+    content: row.content === '' && isPricedConsume(row, other) ? consumeContentOf(other) : row.content,
     model_name: row.modelName,
     token_name: row.tokenName,
     quota: Number(row.quota),
@@ -51,7 +64,7 @@ function userView(row: LogRow): UserLogView {
     use_time_ms: row.useTimeMs,
     is_stream: row.isStream,
     request_id: row.requestId ?? '',
-    other: otherView(row.other),
+    other: otherView(other),
   };
 }
 

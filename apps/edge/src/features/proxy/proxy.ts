@@ -11,6 +11,7 @@ import {
   type ProxyTrust,
 } from '@modelgate/http';
 import { redactUrl, type Logger } from '@modelgate/logger';
+import { injectTraceHeaders, startServerSpan, tracingEnabled } from '@modelgate/telemetry';
 import type { Request, Response } from 'express';
 import { createProxyMiddleware, type Plugin, type RequestHandler } from 'http-proxy-middleware';
 import type { CorsPolicy } from '../cors/cors';
@@ -212,6 +213,8 @@ export function createEdgeProxy(options: EdgeProxyOptions): EdgeProxy {
       // X-Request-Id is set on the answers the edge gives itself (preflights, errors); a proxied
       // answer gets it with the service's headers (the proxyRes hook), not twice.
       req.requestId = resolveRequestId(req.headers[REQUEST_ID_HEADER]);
+      // Off: this one check. On: the span continues the client's traceparent, and replaces it on the way in.
+      const span = tracingEnabled() ? startServerSpan(req, res, req.requestId) : undefined;
       logAccess?.(Object.assign(req, { originalUrl: req.url }) as unknown as Request, res as Response, () => {});
       // Only browsers send Origin: SDK calls from servers skip CORS entirely. The console's pages and
       // files are loaded by the console itself, same-origin: they get no CORS headers.
@@ -227,6 +230,7 @@ export function createEdgeProxy(options: EdgeProxyOptions): EdgeProxy {
         return true;
       }
       setForwardingHeaders(req, options);
+      if (span) injectTraceHeaders(span, req.headers);
       void proxies.get(name)!(req, res, (err?: unknown) => {
         // Only reached if the proxy fails before its error hook could answer.
         if (!res.headersSent) answerWithError(res, req, toAppError(err));

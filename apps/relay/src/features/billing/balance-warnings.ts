@@ -1,8 +1,7 @@
 import { describeError, withTimeout } from '@modelgate/http';
 import type { Logger } from '@modelgate/logger';
 import type * as QueueModule from '@modelgate/queue';
-import { closeRedis, createProducerConnection } from '@modelgate/queue/connections';
-import type { Redis } from 'ioredis';
+import { closeRedis, createProducerConnection, type RedisAddress, type RedisClient, withErrorListener } from '@modelgate/queue/connections';
 import type { BalanceWarning } from './ledger-entry';
 
 /** A job not queued by then is dropped (and logged): a warning is not worth holding a shutdown for. */
@@ -10,7 +9,7 @@ const ENQUEUE_TIMEOUT_MS = 5_000;
 
 interface Producer {
   module: typeof QueueModule;
-  connection: Redis;
+  connection: RedisClient;
   queue: QueueModule.Queue<QueueModule.BalanceWarningJob>;
 }
 
@@ -25,7 +24,7 @@ export class BalanceWarningQueue {
   private readonly pending = new Set<Promise<void>>();
 
   constructor(
-    private readonly redisUrl: string,
+    private readonly redisAddress: RedisAddress,
     private readonly redisPrefix: string,
     private readonly logger: Logger,
   ) {}
@@ -41,9 +40,8 @@ export class BalanceWarningQueue {
     if (this.producer) return this.producer;
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const module = require('@modelgate/queue') as typeof QueueModule;
-    const connection = createProducerConnection(this.redisUrl);
     const onError = (err: Error) => this.logger.warn({ err: describeError(err) }, 'redis error (balance-warning queue)');
-    connection.on('error', onError);
+    const connection = withErrorListener(createProducerConnection(this.redisAddress), onError);
     const queue = module.createBalanceWarningQueue(connection, this.redisPrefix);
     queue.on('error', onError);
     this.producer = { module, connection, queue };

@@ -65,6 +65,11 @@ export class LedgerWriter {
   private lastErrorLog = 0;
   /** Entries still to write one per transaction, after PostgreSQL refused a batch for its data. */
   private isolating = 0;
+  /**
+   * Our locks whose release failed (Redis unreachable, or its master failed over while we held one):
+   * released before the next attempt, so the ledger resumes then instead of after LOCK_TTL_MS.
+   */
+  private readonly unreleased = new Set<string>();
 
   constructor(
     private readonly redis: BillingRedis,
@@ -165,7 +170,7 @@ export class LedgerWriter {
       }
       return true;
     } finally {
-      await this.redis.mgUnlock(this.keys.lock, lock).catch(() => undefined);
+      await this.unlock(lock);
     }
   }
 
@@ -264,13 +269,15 @@ export class LedgerWriter {
    */
   async reloadBalances(userIds: number[], tokenIds: number[]): Promise<void> {
     if (userIds.length === 0 && tokenIds.length === 0) return;
-    const lock = await this.lock(true);
+    // Outwaits a lock left by a writer that died holding it: given up, the change (a top-up, say)
+    // would stay out of the mirrors until the next periodic refresh.
+    const lock = await this.lock(true, LOCK_TTL_MS + LOCK_WAIT_MS);
     if (!lock) throw new Error('ledger lock not available');
     try {
       await this.recover();
       await this.reloadLocked(userIds, tokenIds);
     } finally {
-      await this.redis.mgUnlock(this.keys.lock, lock).catch(() => undefined);
+      await this.unlock(lock);
     }
   }
 
@@ -289,13 +296,24 @@ export class LedgerWriter {
     if (keys.length > 0) await this.redis.mgReload(keys.length, ...keys, this.keys.instancePrefix, ...values);
   }
 
-  private async lock(wait: boolean): Promise<string | undefined> {
+  private async lock(wait: boolean, waitMs = LOCK_WAIT_MS): Promise<string | undefined> {
+    for (const stale of this.unreleased) await this.unlock(stale);
     const token = randomBytes(12).toString('hex');
-    const deadline = Date.now() + LOCK_WAIT_MS;
+    const deadline = Date.now() + waitMs;
     for (;;) {
       if ((await this.redis.set(this.keys.lock, token, 'PX', LOCK_TTL_MS, 'NX')) === 'OK') return token;
       if (!wait || Date.now() > deadline) return undefined;
       await sleep(LOCK_RETRY_MS);
+    }
+  }
+
+  /** Releases a lock of ours (a no-op once it expired or was released), or keeps it for the next attempt. */
+  private async unlock(token: string): Promise<void> {
+    try {
+      await this.redis.mgUnlock(this.keys.lock, token);
+      this.unreleased.delete(token);
+    } catch {
+      this.unreleased.add(token);
     }
   }
 }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@modelgate/queue/connections';
 
 /*
  * The Redis side of billing. Each user and each limited key has a balance mirror, a hash:
@@ -208,7 +208,9 @@ const SCRIPTS = {
 type Arg = string | number;
 
 /** The scripts as typed commands (ioredis sends EVALSHA and falls back to EVAL). */
-export interface BillingRedis extends Redis {
+export type BillingRedis = RedisClient & BillingCommands;
+
+interface BillingCommands {
   /** See RESERVE: the number of keys, then the keys, then the arguments. */
   mgReserve(numberOfKeys: number, ...keysThenArgs: Arg[]): Promise<number[]>;
   /** See SETTLE: the number of keys, then the keys, then the arguments. */
@@ -224,7 +226,7 @@ export interface BillingRedis extends Redis {
 }
 
 /** Registers the billing scripts on a connection (idempotent). */
-export function withBillingScripts(redis: Redis): BillingRedis {
+export function withBillingScripts(redis: RedisClient): BillingRedis {
   const billing = redis as BillingRedis;
   if (typeof billing.mgReserve !== 'function') {
     for (const [name, definition] of Object.entries(SCRIPTS)) redis.defineCommand(name, definition);
@@ -232,20 +234,27 @@ export function withBillingScripts(redis: Redis): BillingRedis {
   return billing;
 }
 
-/** Key names under the deployment prefix. */
-export function billingKeys(prefix: string) {
+/**
+ * Key names under the deployment prefix. On a Cluster every billing key carries one hash tag, so
+ * they all live in one slot: a settlement moves the holds of many users and keys and queues their
+ * ledger entries in one script, and the ledger's scripts touch the mirrors and the queue together,
+ * which a Cluster runs only within one slot. Elsewhere the names stay as they were: the ledger queue
+ * holds charges not yet written, which a rename would leave behind at an upgrade.
+ */
+export function billingKeys(prefix: string, cluster: boolean) {
+  const base = cluster ? `${prefix}{billing}:` : prefix;
   return {
-    user: (id: number) => `${prefix}bal:u:${id}`,
-    token: (id: number) => `${prefix}bal:t:${id}`,
-    queue: `${prefix}ledger:queue`,
-    processing: `${prefix}ledger:processing`,
-    batch: `${prefix}ledger:batch`,
-    lock: `${prefix}ledger:lock`,
+    user: (id: number) => `${base}bal:u:${id}`,
+    token: (id: number) => `${base}bal:t:${id}`,
+    queue: `${base}ledger:queue`,
+    processing: `${base}ledger:processing`,
+    batch: `${base}ledger:batch`,
+    lock: `${base}ledger:lock`,
     /** Entries PostgreSQL refused for a data reason (JSON, oldest first). */
-    deadLetters: `${prefix}ledger:dead-letters`,
-    instancePrefix: `${prefix}relay:instance:`,
+    deadLetters: `${base}ledger:dead-letters`,
+    instancePrefix: `${base}relay:instance:`,
     /** Marks a settlement or release as applied (see SETTLE). */
-    done: (operationId: string) => `${prefix}ledger:done:${operationId}`,
+    done: (operationId: string) => `${base}ledger:done:${operationId}`,
   };
 }
 export type BillingKeys = ReturnType<typeof billingKeys>;

@@ -1,5 +1,5 @@
 import { chargeConsumeBatch, type ConsumeRow, type PrismaClient } from '@modelgate/db';
-import { LOG_TYPE, type PriceUnit } from '@modelgate/schemas';
+import { LOG_TYPE, type StoredConsumeOther } from '@modelgate/schemas';
 import type { LedgerEntry, WrittenBatch } from './ledger-entry';
 
 const BATCH_TRANSACTION_TIMEOUT_MS = 10_000;
@@ -25,33 +25,46 @@ function lastChargeAt(entries: LedgerEntry[], userId: number): number {
   return last;
 }
 
-/** How a consume row names a price unit (docs/api.md 2.14). */
-const UNIT_NAMES: Readonly<Record<PriceUnit, string>> = { image: 'image', '1k_characters': '1,000 characters', minute: 'minute', request: 'request' };
-
-/** The prices the charge was computed with: units at a unit price, or ratios (the cache ones only when such tokens were charged). */
-function ratiosOf(entry: LedgerEntry): string {
-  const media = entry.media;
-  if (media?.unit !== undefined) return `${media.units} x USD ${media.usd_per_unit} per ${UNIT_NAMES[media.unit]}, group ratio ${entry.groupRatio}`;
-  const ratios = [`model ratio ${entry.modelRatio}`, `completion ratio ${entry.completionRatio}`, `group ratio ${entry.groupRatio}`];
-  if (entry.cachedTokens > 0) ratios.push(`cache ratio ${entry.cacheRatio}`);
-  if (entry.cacheWriteTokens > 0) ratios.push(`cache creation ratio ${entry.cacheCreationRatio}`);
-  if (entry.tierAbovePromptTokens !== undefined) ratios.push(`long-context tier above ${entry.tierAbovePromptTokens} prompt tokens`);
-  for (const [tool, { count, usdEach, quota }] of Object.entries(entry.serverTools ?? {})) {
-    ratios.push(`${tool} ${count} x USD ${usdEach} = ${quota}`);
-  }
-  return ratios.join(', ');
+/** timestamp(3) columns hold UTC wall time, as Prisma writes them. */
+function wallTime(epochMs: number): string {
+  return new Date(epochMs).toISOString().replace('Z', '');
 }
 
 function serverToolsOf(tools: NonNullable<LedgerEntry['serverTools']>): Record<string, { count: number; usd_each: number; quota: number }> {
   return Object.fromEntries(Object.entries(tools).map(([tool, { count, usdEach, quota }]) => [tool, { count, usd_each: usdEach, quota }]));
 }
 
+/**
+ * The row's `other`, lean (docs/api.md 2.11, 2.14): token counts of 0 and the cache ratios of
+ * tokens the call did not have are left out (the account shows them as 0 and 1), and `content` is
+ * written from it when read: a log row is the ledger's one write per call, every byte of it in the WAL.
+ */
+function otherOf(entry: LedgerEntry): StoredConsumeOther {
+  const other: StoredConsumeOther = {
+    entry: entry.id,
+    group: entry.group,
+    model_ratio: entry.modelRatio,
+    completion_ratio: entry.completionRatio,
+    group_ratio: entry.groupRatio,
+  };
+  if (entry.cachedTokens > 0) {
+    other.cache_tokens = entry.cachedTokens;
+    other.cache_ratio = entry.cacheRatio;
+  }
+  if (entry.cacheWriteTokens > 0) {
+    other.cache_creation_tokens = entry.cacheWriteTokens;
+    other.cache_creation_ratio = entry.cacheCreationRatio;
+  }
+  if (entry.reasoningTokens > 0) other.reasoning_tokens = entry.reasoningTokens;
+  if (entry.tierAbovePromptTokens !== undefined) other.tier_above_prompt_tokens = entry.tierAbovePromptTokens;
+  if (entry.serverTools !== undefined) other.server_tools = serverToolsOf(entry.serverTools);
+  return { ...other, ...entry.media };
+}
+
 function consumeRowOf(entry: LedgerEntry): ConsumeRow {
   return {
     user_id: entry.userId,
-    // timestamp(3) columns hold UTC wall time, as Prisma writes them.
-    created_at: new Date(entry.createdAt).toISOString().replace('Z', ''),
-    content: ratiosOf(entry),
+    created_at: wallTime(entry.createdAt),
     username: entry.username,
     token_id: entry.tokenId,
     token_name: entry.tokenName,
@@ -64,24 +77,7 @@ function consumeRowOf(entry: LedgerEntry): ConsumeRow {
     is_stream: entry.isStream,
     channel_id: entry.channelId,
     request_id: entry.requestId,
-    other: {
-      entry: entry.id,
-      group: entry.group,
-      model_ratio: entry.modelRatio,
-      completion_ratio: entry.completionRatio,
-      group_ratio: entry.groupRatio,
-      // docs/api.md 2.11: every token count the charge was computed from (new-api's keys).
-      cache_tokens: entry.cachedTokens,
-      cache_creation_tokens: entry.cacheWriteTokens,
-      reasoning_tokens: entry.reasoningTokens,
-      cache_ratio: entry.cacheRatio,
-      cache_creation_ratio: entry.cacheCreationRatio,
-      // docs/api.md 2.11, 2.14: the long-context tier charged, and the server tools' calls and quota.
-      ...(entry.tierAbovePromptTokens === undefined ? {} : { tier_above_prompt_tokens: entry.tierAbovePromptTokens }),
-      ...(entry.serverTools === undefined ? {} : { server_tools: serverToolsOf(entry.serverTools) }),
-      // docs/api.md 2.14: what a media call had (images, characters, seconds, requests) and its units.
-      ...entry.media,
-    },
+    other: otherOf(entry),
   };
 }
 
@@ -168,11 +164,15 @@ export class LedgerRepository {
   async wasWritten(entries: LedgerEntry[]): Promise<boolean> {
     return this.prisma.$transaction(async (tx) => {
       await tx.$queryRawUnsafe('SELECT pg_advisory_xact_lock(hashtext($1))::text', this.advisoryLockName);
+      // The rows are dated at their settlement: the range keeps the search to their months' partitions.
+      const times = entries.map((e) => e.createdAt);
       const found = await tx.$queryRawUnsafe<{ found: boolean }[]>(
         `SELECT EXISTS (SELECT 1 FROM logs WHERE request_id = ANY($1::text[]) AND type = ${LOG_TYPE.consume}
-           AND other->>'entry' = ANY($2::text[])) AS found`,
+           AND other->>'entry' = ANY($2::text[]) AND created_at BETWEEN $3::timestamp(3) AND $4::timestamp(3)) AS found`,
         entries.map((e) => e.requestId),
         entries.map((e) => e.id),
+        wallTime(Math.min(...times)),
+        wallTime(Math.max(...times)),
       );
       return found[0]?.found === true;
     }, { timeout: BATCH_TRANSACTION_TIMEOUT_MS, maxWait: BATCH_TRANSACTION_TIMEOUT_MS });

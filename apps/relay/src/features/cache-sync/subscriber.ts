@@ -1,8 +1,9 @@
 import { describeError } from '@modelgate/http';
+import type { EventEmitter } from 'node:events';
 import type { Logger } from '@modelgate/logger';
+import { duplicateRedis, type RedisClient } from '@modelgate/queue/connections';
 import { invalidationChannel } from '@modelgate/queue/invalidation';
 import { type CacheInvalidation, cacheInvalidationSchema } from '@modelgate/schemas';
-import type { Redis } from 'ioredis';
 import type { LedgerWriter } from '../billing/ledger-writer';
 import type { ChannelCache } from '../channels/channel-cache';
 import type { KeyCache } from '../keys/key-cache';
@@ -23,24 +24,26 @@ export interface CacheSyncDeps {
  */
 export class CacheSync {
   private timer: NodeJS.Timeout | undefined;
-  private subscriber: Redis | undefined;
+  private subscriber: RedisClient | undefined;
 
   constructor(private readonly deps: CacheSyncDeps) {}
 
   /** Loads channels and options, subscribes, and starts the periodic refresh. */
-  async start(redis: Redis, redisPrefix: string, refreshIntervalMs: number): Promise<void> {
+  async start(redis: RedisClient, redisPrefix: string, refreshIntervalMs: number): Promise<void> {
     await Promise.all([this.deps.channels.reload(), this.deps.options.reload()]);
     // Unlike the command connection, the subscription waits for Redis (and is renewed after an outage).
-    const subscriber = redis.duplicate({ maxRetriesPerRequest: null, enableOfflineQueue: true, lazyConnect: false });
+    const subscriber = duplicateRedis(redis, { maxRetriesPerRequest: null, enableOfflineQueue: true, lazyConnect: false });
     this.subscriber = subscriber;
-    subscriber.on('error', (err) => this.deps.logger.warn({ err: describeError(err) }, 'invalidation subscriber error'));
+    // Both kinds of client are EventEmitters (TypeScript cannot call `on` on their union).
+    const events: EventEmitter = subscriber;
+    events.on('error', (err) => this.deps.logger.warn({ err: describeError(err) }, 'invalidation subscriber error'));
     let subscribedOnce = false;
-    subscriber.on('ready', () => {
+    events.on('ready', () => {
       // Messages published while we were disconnected are lost: catch up by re-reading everything.
       if (subscribedOnce) void this.refreshAll();
       subscribedOnce = true;
     });
-    subscriber.on('message', (_channel: string, text: string) => void this.onMessage(text));
+    events.on('message', (_channel: string, text: string) => void this.onMessage(text));
     await subscriber.subscribe(invalidationChannel(redisPrefix));
     this.timer = setInterval(() => void this.refreshAll(), refreshIntervalMs);
     this.timer.unref();

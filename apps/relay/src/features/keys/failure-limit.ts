@@ -1,6 +1,6 @@
 import { AppError } from '@modelgate/errors';
 import { addressLimitKey } from '@modelgate/schemas';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@modelgate/queue/connections';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
 /** Bounds the memory a flood of addresses can take here; past it the oldest entry goes (Redis still counts). */
@@ -22,7 +22,7 @@ export class KeyFailureLimit {
   /** Address key -> epoch ms its window ends, for addresses known to be over the limit. */
   private readonly blockedUntil = new Map<string, number>();
 
-  constructor(redis: Redis, prefix: string, private readonly perMinute: number) {
+  constructor(redis: RedisClient, prefix: string, private readonly perMinute: number) {
     this.limiter = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}rl:key-failures`, points: perMinute, duration: 60 });
   }
 

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@modelgate/queue/connections';
 
 /*
  * The Redis side of the limits per key and per group user, and of the key budgets (docs/api.md
@@ -375,7 +375,9 @@ return 1
 type Arg = string | number;
 
 /** The scripts as typed commands (ioredis sends EVALSHA and falls back to EVAL). */
-export interface LimitRedis extends Redis {
+export type LimitRedis = RedisClient & LimitCommands;
+
+interface LimitCommands {
   /** See TURN. */
   mgLimitTurn(owner: string, leaseMs: Arg, windowTtlMs: Arg, ...operations: string[]): Promise<number[]>;
   /** See RENEW. */
@@ -390,7 +392,7 @@ const SCRIPTS = {
 } as const;
 
 /** Registers the limit scripts on a connection (idempotent). */
-export function withLimitScripts(redis: Redis): LimitRedis {
+export function withLimitScripts(redis: RedisClient): LimitRedis {
   const limited = redis as LimitRedis;
   if (typeof limited.mgLimitTurn !== 'function') {
     for (const [name, definition] of Object.entries(SCRIPTS)) redis.defineCommand(name, definition);

@@ -3,6 +3,7 @@ import { CredentialRefused, isStreamedBody, type Provider, type UpstreamCall } f
 import { describeError } from '@modelgate/http';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from '@modelgate/logger';
+import { type Context, endWhenSettled, failSpan, injectTraceHeaders, REQUEST_ID_ATTRIBUTE, startSpan, traceContextOf } from '@modelgate/telemetry';
 import type { CacheInvalidation, OptionValues } from '@modelgate/schemas';
 import type { BalanceMirror, BillingAccount } from '../billing/balances';
 import {
@@ -93,14 +94,17 @@ export class RelayService {
       pricing = err;
     }
     const { estimate } = call;
+    // Set only when tracing is on: untraced, each span below costs one check of it.
+    const traced = traceContextOf(res);
+    const reservation = traced && startSpan(traced, 'reservation', { [REQUEST_ID_ATTRIBUTE]: req.requestId });
     const admitting = this.deps.limits.admit(res, auth, estimate.promptTokens + estimate.completionTokens, pricing instanceof AppError ? undefined : pricing.reserved);
-    const { plan, account, reserved, chargeOf, limited } = await this.admit(req, auth, call, pricing, admitting);
+    const { plan, account, reserved, chargeOf, limited } = await endWhenSettled(reservation, this.admit(req, auth, call, pricing, admitting, traced));
     // Every way out frees the call's lease and gives its tokens and budget hold back; the ways that
     // answer the client do it before the answer's end, so the client's next call finds the slot free.
     try {
       let outcome: { channel: ChannelRecord; series: UpstreamSeries; delivery: Delivery };
       try {
-        outcome = await this.attempt(plan, call, res, clientSignal(res), startedAt, trace);
+        outcome = await this.attempt(plan, call, res, clientSignal(res), startedAt, trace, traced);
       } catch (err) {
         limited?.end(0, 0);
         await this.deps.balances.release(account, reserved);
@@ -115,7 +119,8 @@ export class RelayService {
       const charge = chargeOf(outcome.delivery);
       const { usage } = outcome.delivery;
       limited?.end(usage.promptTokens + usage.completionTokens, charge.quota);
-      await this.settle(req, auth, account, call, reserved, charge, outcome.channel, outcome.delivery, startedAt);
+      const settlement = traced && startSpan(traced, 'settlement', { [REQUEST_ID_ATTRIBUTE]: req.requestId, 'modelgate.quota': charge.quota });
+      await endWhenSettled(settlement, this.settle(req, auth, account, call, reserved, charge, outcome.channel, outcome.delivery, startedAt));
     } finally {
       limited?.end(0, 0);
     }
@@ -133,10 +138,11 @@ export class RelayService {
     call: RelayCall,
     pricing: CallPricing | AppError,
     admitting: LimitedCall | Promise<LimitedCall> | undefined,
+    traced: Context | undefined,
   ): Promise<CallPricing & { plan: ChannelPlan; account: BillingAccount; limited: LimitedCall | undefined }> {
     let plan: ChannelPlan;
     try {
-      plan = this.route(req, auth, call);
+      plan = this.route(req, auth, call, traced);
       if (pricing instanceof AppError) throw pricing;
     } catch (err) {
       // A limit's refusal answers first.
@@ -200,9 +206,10 @@ export class RelayService {
     const trace: CallTrace = { requestId: req.requestId, userId: auth.user.id, model: call.model };
     const admitting = this.deps.limits.admit(res, auth, 0, undefined);
     const limited = admitting && (await admitting);
+    const traced = traceContextOf(res);
     try {
-      const plan = this.route(req, auth, call);
-      const outcome = await this.attempt(plan, call, res, clientSignal(res), startedAt, trace);
+      const plan = this.route(req, auth, call, traced);
+      const outcome = await this.attempt(plan, call, res, clientSignal(res), startedAt, trace, traced);
       this.observeDelivery(outcome.series, outcome.channel, outcome.delivery, trace);
     } finally {
       limited?.end(0, 0);
@@ -210,9 +217,17 @@ export class RelayService {
   }
 
   /** The checks after the limits and before any price (docs/api.md 1.3 order): allow-lists, then the channels. */
-  private route(req: CallerRequest, auth: AuthContext, call: ChannelCall): ChannelPlan {
-    checkAllowLists(auth, call.model, req.ip);
-    return this.deps.channels.plan(call.surface, auth.group, call.model);
+  private route(req: CallerRequest, auth: AuthContext, call: ChannelCall, traced: Context | undefined): ChannelPlan {
+    const span = traced && startSpan(traced, 'routing', { [REQUEST_ID_ATTRIBUTE]: req.requestId, 'modelgate.model': call.model, 'modelgate.group': auth.group });
+    try {
+      checkAllowLists(auth, call.model, req.ip);
+      return this.deps.channels.plan(call.surface, auth.group, call.model);
+    } catch (err) {
+      if (span) failSpan(span, err);
+      throw err;
+    } finally {
+      span?.end();
+    }
   }
 
   /** Tries channels in routing order; retries only failures that happened before the client got a byte. */
@@ -223,6 +238,7 @@ export class RelayService {
     signal: CallerSignal,
     startedAt: number,
     trace: CallTrace,
+    traced: Context | undefined,
   ): Promise<{ channel: ChannelRecord; series: UpstreamSeries; delivery: Delivery }> {
     const attempts = 1 + this.deps.options.values.RetryTimes;
     let lastError: Error | undefined;
@@ -241,15 +257,27 @@ export class RelayService {
       const local = call.answerLocally?.({ res, signal, startedAt, channel, upstreamModel, provider });
       if (local) return { channel, series, delivery: local };
       let request: UpstreamCall | undefined;
+      // Until the answer is delivered (a stream's end included) or the attempt fails.
+      const span = traced && startSpan(traced, 'upstream', {
+        [REQUEST_ID_ATTRIBUTE]: trace.requestId,
+        'modelgate.channel_id': channel.id,
+        'modelgate.provider_type': channel.type,
+        'modelgate.attempt': attempt + 1,
+      });
       try {
         request = call.upstreamRequest(channel, upstreamModel, provider);
         if (provider.authorize) await provider.authorize(channel, request);
         const context = { res, signal, startedAt, channel, upstreamModel, provider, framing: request.framing };
         const sentAt = performance.now();
-        const sent = { origin: channel.origin, path: request.path, headers: request.headers, body: request.body, signal };
+        // The provider continues the trace: every attempt passes here, signed requests too (traceparent is not signed).
+        const headers = span ? { ...request.headers } : request.headers;
+        if (span) injectTraceHeaders(span, headers);
+        const sent = { origin: channel.origin, path: request.path, headers, body: request.body, signal };
         const upstream = call.stream ? await this.deps.upstream.post(sent) : await this.deps.upstream.postWhole(sent);
         series.latency.observe((performance.now() - sentAt) / 1000);
+        span?.setAttribute('http.response.status_code', upstream.statusCode);
         if (upstream.statusCode < 200 || upstream.statusCode >= 300) {
+          if (span) failSpan(span, upstream.statusCode);
           series.error(`http_${upstream.statusCode}`);
           const body = await readBody(upstream, signal, this.deps.upstream.maxBodyBytes).catch(() => EMPTY);
           if (upstream.statusCode === 401 && !reauthorized.has(channel.id) && provider.credentialRejected?.(channel, request)) {
@@ -273,6 +301,7 @@ export class RelayService {
           this.deps.metrics.streamEnded();
         }
       } catch (err) {
+        if (span) failSpan(span, err);
         if (err instanceof CredentialRefused) {
           series.error('credential_refused');
           lastError = await this.credentialRefused(channel, err, trace);
@@ -288,6 +317,8 @@ export class RelayService {
         if (err.kind === 'timeout') throw new AppError('upstream_timeout', 'the upstream did not answer in time');
         this.deps.channels.coolDown(channel.id);
         lastError = new AppError('upstream_error', `the upstream failed on every attempt (last: ${err.message})`);
+      } finally {
+        span?.end();
       }
     }
     throw lastError ?? new AppError('no_available_channel', `no channel is available for model ${call.model} right now`);

@@ -1,13 +1,13 @@
 import { SecretDecryptionError } from '@modelgate/db';
 import { describeError, WebhookAddressError } from '@modelgate/http';
 import type { Logger } from '@modelgate/logger';
-import { type BalanceWarningJob, createBalanceWarningWorker, type Redis, UnrecoverableError, type Worker } from '@modelgate/queue';
+import { type BalanceWarningJob, createBalanceWarningWorker, type RedisClient, UnrecoverableError, type Worker } from '@modelgate/queue';
 import { type BalanceWarningDeps, sendBalanceWarning } from './service';
 
 export interface BalanceWarningWorkerOptions extends BalanceWarningDeps {
   logger: Logger;
   /** A connection made with `createWorkerConnection`, for this worker alone. */
-  connection: Redis;
+  connection: RedisClient;
   redisPrefix: string;
   lockDurationMs: number;
   stalledIntervalMs: number;

@@ -1,7 +1,7 @@
 import type { PrismaClient } from '@modelgate/db';
 import { describeError } from '@modelgate/http';
 import type { Logger } from '@modelgate/logger';
-import { createMailWorker, type MailJob, type Redis, UnrecoverableError, type Worker } from '@modelgate/queue';
+import { createMailWorker, type MailJob, type RedisClient, UnrecoverableError, type Worker } from '@modelgate/queue';
 import { readOptions } from '@modelgate/schemas';
 import { Mailer, smtpSettingsOf } from './smtp';
 
@@ -9,7 +9,7 @@ export interface MailWorkerOptions {
   prisma: PrismaClient;
   logger: Logger;
   /** A connection made with `createWorkerConnection`, for this worker alone. */
-  connection: Redis;
+  connection: RedisClient;
   redisPrefix: string;
   lockDurationMs: number;
   stalledIntervalMs: number;

@@ -2,7 +2,7 @@ import type { PrismaClient } from '@modelgate/db';
 import { isDependencyUnavailable } from '@modelgate/errors';
 import { describeError } from '@modelgate/http';
 import type { Logger } from '@modelgate/logger';
-import { createPaymentWebhookWorker, type PaymentWebhookJob, publishCacheInvalidation, type Redis, UnrecoverableError, type Worker } from '@modelgate/queue';
+import { createPaymentWebhookWorker, type PaymentWebhookJob, publishCacheInvalidation, type RedisClient, UnrecoverableError, type Worker } from '@modelgate/queue';
 import { recordAttemptFailure } from './repository';
 import { PaymentEventMissingError, processStripeEvent } from './service';
 
@@ -10,9 +10,9 @@ export interface PaymentWorkerOptions {
   prisma: PrismaClient;
   logger: Logger;
   /** A connection made with `createWorkerConnection` (BullMQ needs `maxRetriesPerRequest: null`). */
-  connection: Redis;
+  connection: RedisClient;
   /** Publishes the cache invalidation that makes relays see a credited balance at once. */
-  publisher: Redis;
+  publisher: RedisClient;
   redisPrefix: string;
   concurrency: number;
   /** How long a job stays locked without renewal: a killed worker's job is re-run after about this. */

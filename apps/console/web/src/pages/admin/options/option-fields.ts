@@ -116,6 +116,12 @@ export const OPTION_FIELDS: Record<OptionKey, OptionField> = {
     control: 'boolean',
     description: 'Allow low-balance webhooks to private and loopback addresses (only for gateways whose users are all trusted).',
   },
+  LogRetentionDays: {
+    section: 'Accounts',
+    control: 'integer',
+    description:
+      'Days of usage log kept (0 = all). Once a whole month is older, its rows are deleted and each user gets one row carrying their net amount; the dashboard’s usage totals stay.',
+  },
 };
 
 /** The keys of a section, in the order of the schema's definitions. */
