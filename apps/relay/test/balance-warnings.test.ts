@@ -90,7 +90,8 @@ describe('balance warnings queued by the ledger', () => {
     const [job] = await settledJobs(1);
     const logs = await consumeLogs(harness.prisma);
     const lastCharge = logs.at(-1)!.createdAt.getTime();
-    expect(job?.data).toEqual({ userId: customer.userId, before: '70', after: '40', crossedAt: lastCharge });
+    // Untraced: no trace context in the job.
+    expect(job?.data).toStrictEqual({ userId: customer.userId, before: '70', after: '40', crossedAt: lastCharge });
     expect(job?.id).toBe(`u${customer.userId}-${lastCharge}`);
 
     // Further charges below the threshold, in two batches: nothing more.

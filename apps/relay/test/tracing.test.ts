@@ -1,7 +1,10 @@
 // OpenTelemetry tracing of relayed calls: a server span continuing the caller's traceparent, the
 // call's routing, reservation, upstream and settlement spans with its request id, the traceparent
-// passed on to the provider; and nothing at all when tracing is off.
+// passed on to the provider, the request's context carried by the balance warning its charge queues;
+// and nothing at all when tracing is off.
+import { createBalanceWarningQueue, createProducerConnection } from '@modelgate/queue';
 import { REQUEST_ID_ATTRIBUTE, tracingEnabled } from '@modelgate/telemetry';
+import { redisPrefix, testRedisUrl } from '@modelgate/testing';
 import { recordSpans, type ReadableSpan, type RecordedSpans } from '@modelgate/testing/spans';
 import { createCustomer, eventually, harness, MODEL, openAiChannel, relaySuite, resetSuite, setUnitPrices, startRelay, upstream } from './harness';
 
@@ -99,6 +102,29 @@ it('marks an upstream failure on the attempt’s span', async () => {
   expect(attempt.status.code).toBe(2);
   expect(attempt.attributes).toMatchObject({ 'http.response.status_code': 500, 'error.type': '500' });
   expect(spans.find((span) => span.name === 'settlement')).toBeUndefined();
+});
+
+it('a balance warning queued by the charge of a traced call carries the call’s context to the worker', async () => {
+  const customer = await createCustomer(harness.prisma, { quota: 1_000_000 });
+  await harness.prisma.user.update({ where: { id: customer.userId }, data: { notifyType: 'email', quotaWarningThreshold: 1_000_000n } });
+  await harness.reloadCaches();
+  const connection = createProducerConnection(testRedisUrl());
+  const queue = createBalanceWarningQueue(connection, redisPrefix());
+  try {
+    await queue.obliterate({ force: true });
+    await complete(harness.url, customer.key, { traceparent: `00-${CALLER_TRACE}-${CALLER_PARENT}-01` });
+    const server = named(await callSpans(), 'POST');
+    await harness.relay.ledger.flush();
+    const [job] = await eventually(async () => {
+      const found = await queue.getJobs(['waiting']);
+      expect(found).toHaveLength(1);
+      return found;
+    });
+    expect(job?.data.trace).toEqual({ traceparent: `00-${CALLER_TRACE}-${server.spanContext().spanId}-01` });
+  } finally {
+    await queue.close();
+    await connection.quit();
+  }
 });
 
 it('records nothing and adds no header when tracing is off', async () => {

@@ -1,7 +1,9 @@
-// OpenTelemetry in the worker: a span per job processed (queue, job id, attempt), failed when the job fails.
+// OpenTelemetry in the worker: a span per job processed (queue, job id, attempt), failed when the job fails,
+// continuing the trace of the producer when the job carries one.
 import type { PrismaClient } from '@modelgate/db';
 import { createLogger } from '@modelgate/logger';
-import { closeRedis, createMailQueue, createProducerConnection, createWorkerConnection, MAIL_JOB_OPTIONS, type MailJob, type Queue, type Redis, type Worker } from '@modelgate/queue';
+import { closeRedis, createMailQueue, createProducerConnection, createWorkerConnection, enqueueMail, MAIL_JOB_OPTIONS, type MailJob, type Queue, type Redis, type Worker } from '@modelgate/queue';
+import { contextFromHeaders } from '@modelgate/telemetry';
 import { createTestPrisma, redisPrefix, resetDatabase, setOption, testRedisUrl } from '@modelgate/testing';
 import { waitFor } from '@modelgate/testing/processes';
 import { type SmtpSink, startSmtpSink } from '@modelgate/testing/smtp-sink';
@@ -47,6 +49,9 @@ test('each attempt of a job is a span: failed while SMTP is not set, then succes
   expect(failed.name).toBe('mail process');
   expect(failed.status.code).toBe(2);
   expect(failed.attributes).toMatchObject({ 'messaging.system': 'bullmq', 'messaging.destination.name': 'mail', 'messaging.message.id': job.id, 'modelgate.job_name': 'mail' });
+  // Queued without a producer's context (as by an older release): a trace of its own.
+  expect(job.data).not.toHaveProperty('trace');
+  expect(failed.parentSpanContext).toBeUndefined();
 
   await setOption(prisma, 'SMTPServer', sink.host);
   await setOption(prisma, 'SMTPPort', String(sink.port));
@@ -54,4 +59,13 @@ test('each attempt of a job is a span: failed while SMTP is not set, then succes
   const sent = await waitFor(() => recorded.spans().find((span) => span.status.code !== 2), 'a successful attempt’s span');
   expect(sent.attributes['messaging.message.id']).toBe(job.id);
   expect(sent.attributes['modelgate.attempt']).toBeGreaterThan(1);
+});
+
+test('a job queued under a span is processed in a child span of it, in its trace', async () => {
+  const producer = contextFromHeaders({ traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' });
+  await enqueueMail(queue, { to: 'child@example.com', subject: 'Child mail', text: 'hello' }, producer);
+  await sink.waitForMail((mail) => mail.subject === 'Child mail');
+  const span = await waitFor(() => recorded.spans().find((s) => s.spanContext().traceId === '4bf92f3577b34da6a3ce929d0e0e4736'), 'the job’s span');
+  expect(span.name).toBe('mail process');
+  expect(span.parentSpanContext?.spanId).toBe('00f067aa0ba902b7');
 });

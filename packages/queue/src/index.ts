@@ -1,9 +1,10 @@
 import { type ConnectionOptions, type Job, Queue, UnrecoverableError, Worker, type WorkerOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import { STRIPE_PROVIDER } from '@modelgate/schemas';
-import { traceJobs } from '@modelgate/telemetry';
+import { type Context, traceJobs } from '@modelgate/telemetry';
 import { z } from 'zod';
 import { bullPrefix } from './prefix';
+import { jobTraceSchema, withJobTrace } from './trace';
 
 /** Queue names and payloads are defined once here and shared by producers and workers. */
 export const QUEUE_NAMES = {
@@ -20,6 +21,7 @@ export const paymentWebhookJobSchema = z.object({
   provider: z.literal(STRIPE_PROVIDER),
   /** The provider's event id; also the BullMQ job id, so a duplicate add is a no-op. */
   eventId: z.string().regex(PROVIDER_EVENT_ID, 'not a provider event id'),
+  trace: jobTraceSchema,
 });
 export type PaymentWebhookJob = z.infer<typeof paymentWebhookJobSchema>;
 
@@ -40,10 +42,13 @@ export function createPaymentWebhookQueue(connection: ConnectionOptions, redisPr
   });
 }
 
-/** Queues one payment event; the job id is the event id, so re-queueing the same event is a no-op. */
-export async function enqueuePaymentWebhook(queue: Queue<PaymentWebhookJob>, job: PaymentWebhookJob): Promise<void> {
+/**
+ * Queues one payment event, its span continuing `parent`'s trace; the job id is the event id, so
+ * re-queueing the same event is a no-op.
+ */
+export async function enqueuePaymentWebhook(queue: Queue<PaymentWebhookJob>, job: PaymentWebhookJob, parent?: Context): Promise<void> {
   const data = paymentWebhookJobSchema.parse(job);
-  await queue.add(`${data.provider}:${data.eventId}`, data, { jobId: data.eventId });
+  await queue.add(`${data.provider}:${data.eventId}`, withJobTrace(data, parent), { jobId: data.eventId });
 }
 
 export type RequeueOutcome = 'queued' | 'requeued' | 'already-queued';

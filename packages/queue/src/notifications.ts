@@ -1,7 +1,8 @@
 import { type ConnectionOptions, type Job, Queue, Worker, type WorkerOptions } from 'bullmq';
-import { traceJobs } from '@modelgate/telemetry';
+import { type Context, traceJobs } from '@modelgate/telemetry';
 import { z } from 'zod';
 import { bullPrefix } from './prefix';
+import { jobTraceSchema, withJobTrace } from './trace';
 
 /** Queue names and payloads are defined once here and shared by producers and workers. */
 export const NOTIFICATION_QUEUE_NAMES = {
@@ -17,6 +18,7 @@ export const mailJobSchema = z.object({
   to: z.email(),
   subject: z.string().min(1).max(200),
   text: z.string().min(1).max(20_000),
+  trace: jobTraceSchema,
 });
 export type MailJob = z.infer<typeof mailJobSchema>;
 
@@ -31,6 +33,7 @@ export const balanceWarningJobSchema = z.object({
   after: z.string().regex(/^-?[0-9]+$/),
   /** Unix milliseconds of the charge that crossed the threshold. */
   crossedAt: z.number().int().nonnegative(),
+  trace: jobTraceSchema,
 });
 export type BalanceWarningJob = z.infer<typeof balanceWarningJobSchema>;
 
@@ -62,8 +65,9 @@ export function createMailQueue(connection: ConnectionOptions, redisPrefix: stri
   });
 }
 
-export async function enqueueMail(queue: Queue<MailJob>, mail: MailJob): Promise<void> {
-  await queue.add('mail', mailJobSchema.parse(mail));
+/** Queues one mail, its span continuing `parent`'s trace. */
+export async function enqueueMail(queue: Queue<MailJob>, mail: MailJob, parent?: Context): Promise<void> {
+  await queue.add('mail', withJobTrace(mailJobSchema.parse(mail), parent));
 }
 
 export function createBalanceWarningQueue(connection: ConnectionOptions, redisPrefix: string): Queue<BalanceWarningJob> {
@@ -75,10 +79,13 @@ export function createBalanceWarningQueue(connection: ConnectionOptions, redisPr
   });
 }
 
-/** The job id names the user and the crossing, so queueing the same crossing twice is a no-op. */
-export async function enqueueBalanceWarning(queue: Queue<BalanceWarningJob>, warning: BalanceWarningJob): Promise<void> {
+/**
+ * The job id names the user and the crossing, so queueing the same crossing twice is a no-op. Its
+ * span continues `parent`'s trace.
+ */
+export async function enqueueBalanceWarning(queue: Queue<BalanceWarningJob>, warning: BalanceWarningJob, parent?: Context): Promise<void> {
   const data = balanceWarningJobSchema.parse(warning);
-  await queue.add('balance-warning', data, { jobId: `u${data.userId}-${data.crossedAt}` });
+  await queue.add('balance-warning', withJobTrace(data, parent), { jobId: `u${data.userId}-${data.crossedAt}` });
 }
 
 export function createMailWorker(

@@ -1,3 +1,4 @@
+import { contextFromHeaders } from '@modelgate/telemetry';
 import { redisPrefix, testRedisUrl } from '@modelgate/testing';
 import { waitFor } from '@modelgate/testing/processes';
 import {
@@ -52,6 +53,19 @@ test('event ids must be usable as BullMQ job ids', () => {
   for (const bad of ['', '12345', 'evt:1', 'evt 1', 'x'.repeat(256)]) {
     expect(paymentWebhookJobSchema.safeParse(job(bad)).success).toBe(false);
   }
+});
+
+test('a job’s trace context is optional, and a malformed one is dropped rather than failing the job', () => {
+  expect(paymentWebhookJobSchema.parse(job('evt_old'))).toStrictEqual(job('evt_old'));
+  const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+  expect(paymentWebhookJobSchema.parse({ ...job('evt_traced'), trace: { traceparent } })).toEqual({ ...job('evt_traced'), trace: { traceparent } });
+  expect(paymentWebhookJobSchema.parse({ ...job('evt_bad'), trace: 'garbage' })).toEqual(job('evt_bad'));
+});
+
+test('with tracing off, a job carries no trace field even when queued under a context', async () => {
+  await enqueuePaymentWebhook(queue, job('evt_untraced'), contextFromHeaders({ traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' }));
+  expect((await queue.getJob('evt_untraced'))?.data).toStrictEqual(job('evt_untraced'));
+  await queue.obliterate({ force: true });
 });
 
 test('adding the same event twice keeps one job (the job id is the event id)', async () => {

@@ -73,6 +73,33 @@ export function injectTraceHeaders(span: Span, headers: Record<string, string | 
   });
 }
 
+/** W3C trace context as a queue job carries it, so the job's span continues its producer's trace. */
+export type TraceHeaders = { traceparent: string; tracestate?: string };
+
+/**
+ * The `traceparent` (and `tracestate`) naming `parent`'s span, for a job queued under it; undefined
+ * when tracing is off or `parent` has no span, so an untraced job carries nothing.
+ */
+export function traceHeadersOf(parent: Context | undefined): TraceHeaders | undefined {
+  if (!enabled || !parent) return undefined;
+  // The W3C propagator sets these two keys only, `tracestate` when there is one.
+  const headers: Partial<TraceHeaders> = {};
+  propagation.inject(parent, headers, {
+    set: (carrier, key, value) => {
+      carrier[key as keyof TraceHeaders] = value;
+    },
+  });
+  return headers.traceparent === undefined ? undefined : (headers as TraceHeaders);
+}
+
+/**
+ * The context code runs in now when tracing is on (a request's, under traceRequests; a job's, under
+ * traceJobs), for a producer far from the request's `res`.
+ */
+export function activeTraceContext(): Context | undefined {
+  return enabled ? context.active() : undefined;
+}
+
 /** A child span of `parent` (its span is the new span's parent). */
 export function startSpan(parent: Context, name: string, attributes?: Attributes): Span {
   return tracer.startSpan(name, { attributes }, parent);
@@ -157,21 +184,31 @@ export function traceContextOf(res: { locals: Record<string, unknown> }): Contex
   return res.locals[TRACE_CONTEXT] as Context | undefined;
 }
 
-/** What a queue job's span names: BullMQ's Job has these. */
+/** What a queue job's span names: BullMQ's Job has these; `data.trace` is its producer's context, when known. */
 interface TracedJob {
   id?: string | undefined;
   name: string;
   attemptsMade: number;
+  data: { trace?: TraceHeaders | undefined };
 }
 
-/** A job processor with a span per job processed when tracing is on; the processor itself when off. */
+/**
+ * A job processor with a span per job attempt when tracing is on; the processor itself when off. The
+ * span is a child of the producer's span the job carries, else the root of a trace of its own.
+ */
 export function traceJobs<J extends TracedJob, R>(queue: string, processor: (job: J) => Promise<R>): (job: J) => Promise<R> {
   if (!enabled) return processor;
   return (job) => {
-    const span = tracer.startSpan(`${queue} process`, {
-      kind: SpanKind.CONSUMER,
-      attributes: { 'messaging.system': 'bullmq', 'messaging.destination.name': queue, 'messaging.message.id': job.id ?? '', 'modelgate.job_name': job.name, 'modelgate.attempt': job.attemptsMade + 1 },
-    });
+    // Read before the payload is validated: the propagator ignores a malformed traceparent.
+    const producer = job.data.trace;
+    const span = tracer.startSpan(
+      `${queue} process`,
+      {
+        kind: SpanKind.CONSUMER,
+        attributes: { 'messaging.system': 'bullmq', 'messaging.destination.name': queue, 'messaging.message.id': job.id ?? '', 'modelgate.job_name': job.name, 'modelgate.attempt': job.attemptsMade + 1 },
+      },
+      producer ? contextFromHeaders(producer) : ROOT_CONTEXT,
+    );
     return context.with(trace.setSpan(ROOT_CONTEXT, span), () => endWhenSettled(span, processor(job)));
   };
 }

@@ -2,7 +2,7 @@ import { createServer, request, type IncomingMessage, type Server } from 'node:h
 import type { AddressInfo } from 'node:net';
 import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
-import { injectTraceHeaders, REQUEST_ID_ATTRIBUTE, startServerSpan, startSpan, startTracing, traceJobs, tracingEnabled } from '../src';
+import { activeTraceContext, contextFromHeaders, injectTraceHeaders, REQUEST_ID_ATTRIBUTE, startServerSpan, startSpan, startTracing, traceHeadersOf, traceJobs, tracingEnabled } from '../src';
 
 const INCOMING_TRACE = '0af7651916cd43dd8448eb211c80319c';
 const INCOMING = `00-${INCOMING_TRACE}-b7ad6b7169203331-01`;
@@ -31,7 +31,37 @@ describe('telemetry', () => {
     expect(tracingEnabled()).toBe(false);
     const processor = async () => 1;
     expect(traceJobs('q', processor)).toBe(processor);
+    // A job queued now carries nothing, whatever context its producer has.
+    expect(traceHeadersOf(contextFromHeaders({ traceparent: INCOMING }))).toBeUndefined();
+    expect(activeTraceContext()).toBeUndefined();
     await stop();
+  });
+
+  it('carries a span’s context in a job, which the job’s span continues; a job without one starts a trace', async () => {
+    const exporter = new InMemorySpanExporter();
+    const stop = await startTracing({ serviceName: 'test', endpoint: undefined, exporter });
+    try {
+      const producer = startSpan(contextFromHeaders({ traceparent: INCOMING, tracestate: 'vendor=x' }), 'webhook');
+      const carried = traceHeadersOf(trace.setSpan(ROOT_CONTEXT, producer));
+      expect(carried).toEqual({ traceparent: `00-${INCOMING_TRACE}-${producer.spanContext().spanId}-01`, tracestate: 'vendor=x' });
+      expect(traceHeadersOf(ROOT_CONTEXT)).toBeUndefined();
+      expect(traceHeadersOf(undefined)).toBeUndefined();
+
+      const job = traceJobs('mail', async (_job: { id: string; name: string; attemptsMade: number; data: { trace?: { traceparent: string } } }) => 'sent');
+      await job({ id: '1', name: 'mail', attemptsMade: 0, data: { trace: carried } });
+      await job({ id: '2', name: 'mail', attemptsMade: 0, data: {} });
+      // A malformed traceparent is ignored: the job still runs, in a trace of its own.
+      await job({ id: '3', name: 'mail', attemptsMade: 0, data: { trace: { traceparent: 'garbage' } } });
+      const [child, own, malformed] = exporter.getFinishedSpans();
+      expect(child?.spanContext().traceId).toBe(INCOMING_TRACE);
+      expect(child?.parentSpanContext?.spanId).toBe(producer.spanContext().spanId);
+      for (const span of [own, malformed]) {
+        expect(span?.spanContext().traceId).not.toBe(INCOMING_TRACE);
+        expect(span?.parentSpanContext).toBeUndefined();
+      }
+    } finally {
+      await stop();
+    }
   });
 
   it('continues an incoming traceparent in the server span and its children', async () => {
@@ -76,8 +106,8 @@ describe('telemetry', () => {
     try {
       const stop = await startTracing({ serviceName: 'otlp-test', endpoint: `http://127.0.0.1:${port}/` });
       expect(tracingEnabled()).toBe(true);
-      const job = traceJobs('payments', async (_job: { id: string; name: string; attemptsMade: number }) => 'done');
-      await expect(job({ id: '7', name: 'checkout', attemptsMade: 0 })).resolves.toBe('done');
+      const job = traceJobs('payments', async (_job: { id: string; name: string; attemptsMade: number; data: object }) => 'done');
+      await expect(job({ id: '7', name: 'checkout', attemptsMade: 0, data: {} })).resolves.toBe('done');
       await stop();
       expect(received).toHaveLength(1);
       expect(received[0]).toMatchObject({ path: '/v1/traces', type: 'application/json' });

@@ -1,6 +1,7 @@
 import { AppError } from '@modelgate/errors';
 import { withTimeout } from '@modelgate/http';
 import { enqueueMail, type MailJob } from '@modelgate/queue';
+import { activeTraceContext } from '@modelgate/telemetry';
 import type { AccountDeps } from '../../deps';
 import { QUEUE_TIMEOUT_MS } from '../payments/service';
 
@@ -14,7 +15,8 @@ function queueUnavailable(err: unknown): AppError {
  */
 export async function queueMail(deps: AccountDeps, mail: MailJob): Promise<void> {
   try {
-    await withTimeout(enqueueMail(deps.mailQueue, mail), QUEUE_TIMEOUT_MS, 'mail queue');
+    // Deep in a request's services: the request's context is the active one (traceRequests).
+    await withTimeout(enqueueMail(deps.mailQueue, mail, activeTraceContext()), QUEUE_TIMEOUT_MS, 'mail queue');
   } catch (err) {
     throw queueUnavailable(err);
   }

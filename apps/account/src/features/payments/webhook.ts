@@ -1,6 +1,7 @@
 import { describeError, withTimeout } from '@modelgate/http';
 import { enqueuePaymentWebhook, PROVIDER_EVENT_ID } from '@modelgate/queue';
 import { readOptions, STRIPE_PROVIDER } from '@modelgate/schemas';
+import { traceContextOf } from '@modelgate/telemetry';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import Stripe from 'stripe';
 import type { AccountDeps } from '../../deps';
@@ -99,7 +100,8 @@ export function stripeWebhookHandler(deps: AccountDeps) {
       return fail(res, metrics, 503, 'temporarily unavailable');
     }
     try {
-      await withTimeout(enqueuePaymentWebhook(deps.paymentQueue, { provider: STRIPE_PROVIDER, eventId }), QUEUE_TIMEOUT_MS, 'enqueue');
+      // The job's span continues this request's trace (when traced).
+      await withTimeout(enqueuePaymentWebhook(deps.paymentQueue, { provider: STRIPE_PROVIDER, eventId }, traceContextOf(res)), QUEUE_TIMEOUT_MS, 'enqueue');
     } catch (err) {
       deps.logger.warn({ requestId: req.requestId, eventId, error: describeError(err) }, 'stripe webhook: stored but not queued; the sweeper will queue it');
     }

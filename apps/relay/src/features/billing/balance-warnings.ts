@@ -48,10 +48,12 @@ export class BalanceWarningQueue {
     return this.producer;
   }
 
-  private async send({ userId, before, after, crossedAt }: BalanceWarning): Promise<void> {
+  private async send({ userId, before, after, crossedAt, trace }: BalanceWarning): Promise<void> {
     try {
       const { module, queue } = this.open();
-      await withTimeout(module.enqueueBalanceWarning(queue, { userId, before: before.toString(), after: after.toString(), crossedAt }), ENQUEUE_TIMEOUT_MS, 'queueing the warning');
+      // The crossing charge's trace context (when traced), which the worker's span continues.
+      const warning = { userId, before: before.toString(), after: after.toString(), crossedAt, ...(trace && { trace }) };
+      await withTimeout(module.enqueueBalanceWarning(queue, warning), ENQUEUE_TIMEOUT_MS, 'queueing the warning');
     } catch (err) {
       this.logger.warn({ userId, crossedAt, err: describeError(err) }, 'balance warning not queued; dropped (the charge is booked)');
     }

@@ -1,4 +1,5 @@
 import type { MediaBilled } from '@modelgate/schemas';
+import type { TraceHeaders } from '@modelgate/telemetry';
 import type { ToolCharge } from './pricing';
 
 /** One settled request, as queued in Redis and written as one consume row of the `logs` ledger. */
@@ -40,6 +41,8 @@ export interface LedgerEntry {
   serverTools?: Record<string, ToolCharge>;
   /** A media call: what it had and, priced per unit, the units charged (docs/api.md 2.14). */
   media?: MediaBilled;
+  /** The request's trace context, only when it was traced: a balance warning the charge sets off continues it. */
+  trace?: TraceHeaders;
 }
 
 /** The fields entries queued by relays older than docs/api.md 2.11 do not have. */
@@ -79,4 +82,6 @@ export interface BalanceWarning {
   after: bigint;
   /** Epoch ms of the user's last charge in the batch: the same however often the batch is looked at. */
   crossedAt: number;
+  /** That charge's trace context, when its request was traced. */
+  trace?: TraceHeaders;
 }

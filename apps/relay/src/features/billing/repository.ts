@@ -18,10 +18,10 @@ function unique(values: number[]): number[] {
   return [...new Set(values)].sort((a, b) => a - b);
 }
 
-/** When the user's last charge in the batch was settled (crossings are rare: one scan each is fine). */
-function lastChargeAt(entries: LedgerEntry[], userId: number): number {
-  let last = 0;
-  for (const entry of entries) if (entry.userId === userId && entry.createdAt > last) last = entry.createdAt;
+/** The user's last charge in the batch, whose crossing it reports (crossings are rare: one scan each is fine). */
+function lastChargeOf(entries: LedgerEntry[], userId: number): LedgerEntry | undefined {
+  let last: LedgerEntry | undefined;
+  for (const entry of entries) if (entry.userId === userId && (!last || entry.createdAt > last.createdAt)) last = entry;
   return last;
 }
 
@@ -152,7 +152,10 @@ export class LedgerRepository {
       }
       // One statement for the whole batch: the rows, and the users', keys' and channels' counters.
       const crossings = await chargeConsumeBatch(tx, rows, takenFromKeys);
-      written.crossings = crossings.map(({ userId, before, after }) => ({ userId, before, after, crossedAt: lastChargeAt(entries, userId) }));
+      written.crossings = crossings.map(({ userId, before, after }) => {
+        const last = lastChargeOf(entries, userId);
+        return { userId, before, after, crossedAt: last?.createdAt ?? 0, ...(last?.trace && { trace: last.trace }) };
+      });
       return written;
     }, { timeout: BATCH_TRANSACTION_TIMEOUT_MS, maxWait: BATCH_TRANSACTION_TIMEOUT_MS });
   }

@@ -3,7 +3,7 @@ import { CredentialRefused, isStreamedBody, type Provider, type UpstreamCall } f
 import { describeError } from '@modelgate/http';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from '@modelgate/logger';
-import { type Context, endWhenSettled, failSpan, injectTraceHeaders, REQUEST_ID_ATTRIBUTE, startSpan, traceContextOf } from '@modelgate/telemetry';
+import { type Context, endWhenSettled, failSpan, injectTraceHeaders, REQUEST_ID_ATTRIBUTE, startSpan, traceContextOf, traceHeadersOf } from '@modelgate/telemetry';
 import type { CacheInvalidation, OptionValues } from '@modelgate/schemas';
 import type { BalanceMirror, BillingAccount } from '../billing/balances';
 import {
@@ -120,7 +120,7 @@ export class RelayService {
       const { usage } = outcome.delivery;
       limited?.end(usage.promptTokens + usage.completionTokens, charge.quota);
       const settlement = traced && startSpan(traced, 'settlement', { [REQUEST_ID_ATTRIBUTE]: req.requestId, 'modelgate.quota': charge.quota });
-      await endWhenSettled(settlement, this.settle(req, auth, account, call, reserved, charge, outcome.channel, outcome.delivery, startedAt));
+      await endWhenSettled(settlement, this.settle(req, auth, account, call, reserved, charge, outcome.channel, outcome.delivery, startedAt, traced));
     } finally {
       limited?.end(0, 0);
     }
@@ -401,8 +401,11 @@ export class RelayService {
     channel: ChannelRecord,
     delivery: Delivery,
     startedAt: number,
+    traced: Context | undefined,
   ): Promise<void> {
     const { promptTokens, completionTokens, cachedTokens, cacheWriteTokens, reasoningTokens } = delivery.usage;
+    // Untraced, no field: the entry queued in Redis stays as it was.
+    const trace = traceHeadersOf(traced);
     const { quota } = charge;
     const now = Date.now();
     this.sequence += 1;
@@ -435,6 +438,7 @@ export class RelayService {
       tierAbovePromptTokens: charge.tierAbovePromptTokens,
       serverTools: charge.serverTools,
       media: charge.media,
+      ...(trace && { trace }),
     });
     this.deps.metrics.charged(call.model, quota, promptTokens, completionTokens);
   }
