@@ -1,11 +1,11 @@
-import type { PriceUnit } from './pricing';
+import type { MediaBilled, PriceUnit } from './pricing';
 
 /**
  * A consume row's `other` (docs/api.md 2.11, 2.14) as the relay stores it: lean, since every byte of
  * a log row is written once per call (WAL included). Token counts of 0 are left out, and so is the
  * cache ratio of tokens the call did not have; `consumeOtherView` gives the reader every key.
  */
-export interface StoredConsumeOther {
+export interface StoredConsumeOther extends MediaBilled {
   /** The settlement's id (crash recovery), never shown. */
   entry: string;
   group: string;
@@ -19,13 +19,6 @@ export interface StoredConsumeOther {
   cache_creation_ratio?: number;
   tier_above_prompt_tokens?: number;
   server_tools?: Record<string, { count: number; usd_each: number; quota: number }>;
-  images?: number;
-  characters?: number;
-  seconds?: number;
-  requests?: number;
-  units?: number;
-  unit?: PriceUnit;
-  usd_per_unit?: number;
 }
 
 /** What a reader of a consume row finds under `other` when the row left a count or ratio out. */
