@@ -2,7 +2,7 @@
 // receiver (OTEL_EXPORTER_OTLP_ENDPOINT). One call through the edge is one trace: the client's, the
 // edge's span, the relay's below it, the call's spans, and the provider's request in it too.
 import { join } from 'node:path';
-import { createTestPrisma, resetDatabase } from '@modelgate/testing';
+import { createTestPrisma, createTestRedis, deleteKeysWithPrefix, redisPrefix, resetDatabase } from '@modelgate/testing';
 import { startFakeUpstream, type FakeUpstream } from '@modelgate/testing/fake-upstream';
 import { freePorts, startRelayProcess, startServiceProcess, type ServiceProcess } from '@modelgate/testing/processes';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '@modelgate/testing/spans';
@@ -23,6 +23,10 @@ beforeAll(async () => {
   upstream = await startFakeUpstream();
   // Before the relay starts: it loads prices and channels at boot (and only this file's).
   await resetDatabase(prisma);
+  // Ids start again with the database: balance mirrors and limits left by earlier files would be theirs.
+  const redis = createTestRedis();
+  for (const name of ['bal:', 'ledger:', 'lim:']) await deleteKeysWithPrefix(redis, `${redisPrefix()}${name}`);
+  await redis.quit();
   await setUnitPrices(prisma);
   await openAiChannel(prisma, upstream.url);
   relay = await startRelayProcess({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
