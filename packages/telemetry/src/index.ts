@@ -64,14 +64,6 @@ export function contextFromHeaders(headers: IncomingHttpHeaders): Context {
   });
 }
 
-/** Sets `traceparent` (and `tracestate`) naming `span` as the parent of what the headers go to. */
-export function injectTraceHeaders(span: Span, headers: Record<string, string | string[] | undefined>): void {
-  propagation.inject(trace.setSpan(ROOT_CONTEXT, span), headers, {
-    set: (carrier, key, value) => {
-      carrier[key] = value;
-    },
-  });
-}
 
 /** W3C trace context as a queue job carries it, so the job's span continues its producer's trace. */
 export type TraceHeaders = { traceparent: string; tracestate?: string };
@@ -90,6 +82,11 @@ export function traceHeadersOf(parent: Context | undefined): TraceHeaders | unde
     },
   });
   return headers.traceparent === undefined ? undefined : (headers as TraceHeaders);
+}
+
+/** Sets `traceparent` (and `tracestate`) naming `span` as the parent of what the headers go to. */
+export function injectTraceHeaders(span: Span, headers: Record<string, string | string[] | undefined>): void {
+  Object.assign(headers, traceHeadersOf(trace.setSpan(ROOT_CONTEXT, span)));
 }
 
 /**

@@ -87,7 +87,6 @@ interface Answer {
 /** An admission sent to Redis, and what it may be granted. */
 interface Admission {
   item: ScriptItem;
-  keySubject: Subject | null;
   groupSubject: Subject | null;
   subjects: Subject[];
   tokens: number;
@@ -144,9 +143,9 @@ class Grant {
   readonly inFlight = new Set<LimitedCall>();
 
   constructor(
+    /** The key record it was granted for (its limits: its subject is made once per record). */
     readonly key: KeyRecord,
-    /** The subjects it was granted for: the key's and its group's as they were then. */
-    readonly keySubject: Subject | null,
+    /** The key's group's subject as it was then (GroupRateLimit may change). */
     readonly groupSubject: Subject | null,
     readonly subjects: readonly Subject[],
     readonly lease: string,
@@ -319,7 +318,7 @@ export class KeyLimits {
 
     const grant = this.grants.get(key.id);
     if (grant !== undefined) {
-      const current = grant.key === key && grant.keySubject === keySubject && grant.groupSubject === groupSubject && grant.budget?.start === span?.start;
+      const current = grant.key === key && grant.groupSubject === groupSubject && grant.budget?.start === span?.start;
       if (current && Date.now() < grant.expiresAt && grant.fits(tokens, budgeted ? reserved : undefined)) {
         return this.admitIntoGrant(res, grant, tokens, budgeted ? reserved : undefined);
       }
@@ -357,7 +356,7 @@ export class KeyLimits {
     const item: ScriptItem = { userId: key.userId, args: [line] };
     for (const subject of subjects) item.args.push(subject.name);
     if (budget) item.args.push(budget.key);
-    const admission: Admission = { item, keySubject, groupSubject, subjects, tokens, lease, budget, grantLease, budgetSlice };
+    const admission: Admission = { item, groupSubject, subjects, tokens, lease, budget, grantLease, budgetSlice };
     return this.admitItem(res, auth, admission);
   }
 
@@ -491,10 +490,9 @@ export class KeyLimits {
   }
 
   private keepGrant(key: KeyRecord, admission: Admission, second: number, requestsLimit: number, requestsLeft: number, tokensLimit: number, tokensLeft: number): void {
-    const { keySubject, groupSubject, subjects, budget, budgetSlice } = admission;
+    const { groupSubject, subjects, budget, budgetSlice } = admission;
     const grant = new Grant(
       key,
-      keySubject,
       groupSubject,
       subjects,
       admission.grantLease!,
